@@ -1,0 +1,316 @@
+/**
+ * The discovery helpers `tools_groups`, `tools_search` and `tools_select`: they let a
+ * model survey a large catalog top-down (groups, then schemas) instead of loading
+ * every schema at once. Every output is bounded; a schema that does not fit is left
+ * out whole, never weakened, and listed by name so it can be selected on its own.
+ */
+import { jsonBytes, KiB } from './budget.js';
+import type { ToolGroup } from './group.js';
+import { textPresentation } from './presentation.js';
+import { nearMatches } from './similarity.js';
+import type { StaticTool, ToolDefinition, ToolOutput } from './tool.js';
+
+/** Budgets of the discovery helpers (the Anda design's defaults). */
+export interface DiscoveryLimits {
+  /** Largest serialised output of one helper call. Default 256 KiB. */
+  outputBytes: number;
+  /** Most definitions `tools_search` returns. Default 64 (and 10 when the model asks for 0). */
+  searchLimit: number;
+}
+
+export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = { outputBytes: 256 * KiB, searchLimit: 64 };
+
+/** Room kept free in every output for its envelope fields. */
+const RESERVED_BYTES = 128;
+const DEFAULT_SEARCH_RESULTS = 10;
+
+export const TOOLS_GROUPS = 'tools_groups';
+export const TOOLS_SEARCH = 'tools_search';
+export const TOOLS_SELECT = 'tools_select';
+export const DISCOVERY_TOOL_NAMES: readonly string[] = [TOOLS_GROUPS, TOOLS_SEARCH, TOOLS_SELECT];
+
+/** What the discovery helpers read: the host's current visible catalog. */
+export interface DiscoveryCatalog {
+  definitions(): ToolDefinition[];
+  groups(): ToolGroup[];
+}
+
+/** One entry of the `tools_groups` directory. */
+export interface GroupDirectoryEntry {
+  id: string;
+  title: string;
+  description: string;
+  member_count: number;
+}
+
+/** A group as attached to search and select results. */
+export type AttachedGroup = ToolGroup;
+
+/** Output of `tools_search` and `tools_select`. */
+export interface DiscoveryResult {
+  tools: ToolDefinition[];
+  groups: AttachedGroup[];
+  total_tools: number;
+  /** Names whose schema did not fit the output budget; select them by exact name. */
+  omitted?: string[];
+  /** Requested names that are not visible tools, with near matches. */
+  unknown?: { name: string; did_you_mean: string[] }[];
+}
+
+const GROUPS_DEFINITION: ToolDefinition = {
+  name: TOOLS_GROUPS,
+  description:
+    'List the available tool groups (bundles of related tools, such as one MCP server) as a compact directory: ' +
+    'id, title, description and member count, without schemas. Use "*" or "" to list all, or a word to filter. ' +
+    'Then call tools_select with a group id to load its tools.',
+  parameters: {
+    type: 'object',
+    properties: { query: { type: 'string', description: 'Filter on id, title or description; "*" lists all.' } },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  strict: true,
+};
+
+const SEARCH_DEFINITION: ToolDefinition = {
+  name: TOOLS_SEARCH,
+  description:
+    'Search the available tools by name, title and description. Returns the matching tool definitions with their ' +
+    'full parameter schemas and the groups they belong to. Query "*" lists every tool name and description without schemas.',
+  parameters: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'Words to look for, or "*".' },
+      limit: { type: 'integer', description: 'Most results to return (0 means 10; at most 64).' },
+    },
+    required: ['query', 'limit'],
+    additionalProperties: false,
+  },
+  strict: true,
+};
+
+const SELECT_DEFINITION: ToolDefinition = {
+  name: TOOLS_SELECT,
+  description:
+    'Load the full definitions (parameter schemas) of specific tools by exact name, or of every tool of one group ' +
+    'by its id, so they can be called. Pass an empty list or string for the one you do not use.',
+  parameters: {
+    type: 'object',
+    properties: {
+      tools: { type: 'array', items: { type: 'string' }, description: 'Exact tool names.' },
+      group: { type: 'string', description: 'A group id from tools_groups, such as "mcp:github".' },
+    },
+    required: ['tools', 'group'],
+    additionalProperties: false,
+  },
+  strict: true,
+};
+
+function ok(output: unknown): ToolOutput {
+  return { output, modelOutput: textPresentation(JSON.stringify(output)), isError: false };
+}
+
+function invalid(message: string): ToolOutput {
+  const output = { error: { code: 'invalid_arguments', message } };
+  return { output, modelOutput: textPresentation(`Invalid input: ${message}`), isError: true };
+}
+
+function stringArgument(args: Record<string, unknown>, key: string): string | undefined {
+  const value = args[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The `tools_groups` directory for `query` (blank or `*` lists every group). */
+export function groupDirectory(
+  groups: ToolGroup[],
+  query: string,
+  limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS,
+): { groups: GroupDirectoryEntry[]; total_groups: number; omitted?: string[] } {
+  const q = query.trim().toLowerCase();
+  const matching =
+    q === '' || q === '*'
+      ? groups
+      : groups.filter((group) =>
+          [group.id, group.title, group.description].some((field) => field.toLowerCase().includes(q)),
+        );
+  let room = limits.outputBytes - RESERVED_BYTES;
+  const entries: GroupDirectoryEntry[] = [];
+  const omitted: string[] = [];
+  for (const group of matching) {
+    const entry = { id: group.id, title: group.title, description: group.description, member_count: group.members.length };
+    const size = jsonBytes(entry) + 1;
+    if (size > room) {
+      omitted.push(group.id);
+      continue;
+    }
+    room -= size;
+    entries.push(entry);
+  }
+  return { groups: entries, total_groups: groups.length, ...(omitted.length > 0 ? { omitted } : {}) };
+}
+
+function occurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/**
+ * Ranks definitions for `query`: an exact name match first, then a name prefix
+ * (+2,500), a name substring (+500), and +100 per query token occurrence in the name
+ * and +10 per occurrence in the description. Ties break on the name. Only definitions
+ * with a positive score are returned.
+ */
+export function rankDefinitions(definitions: ToolDefinition[], query: string): ToolDefinition[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return [];
+  const tokens = q.split(/[^a-z0-9]+/).filter((token) => token.length > 0);
+  const scored: { definition: ToolDefinition; exact: boolean; score: number }[] = [];
+  for (const definition of definitions) {
+    const name = definition.name.toLowerCase();
+    const description = definition.description.toLowerCase();
+    const exact = name === q;
+    let score = exact ? 10_000 : 0;
+    if (!exact && name.startsWith(q)) score += 2_500;
+    else if (!exact && name.includes(q)) score += 500;
+    for (const token of tokens) {
+      score += occurrences(name, token) * 100 + occurrences(description, token) * 10;
+    }
+    if (score > 0) scored.push({ definition, exact, score });
+  }
+  scored.sort(
+    (a, b) =>
+      Number(b.exact) - Number(a.exact) ||
+      b.score - a.score ||
+      (a.definition.name < b.definition.name ? -1 : a.definition.name > b.definition.name ? 1 : 0),
+  );
+  return scored.map((entry) => entry.definition);
+}
+
+/** Groups having at least one of `names` as a member. */
+export function groupsOf(groups: ToolGroup[], names: Iterable<string>): ToolGroup[] {
+  const wanted = new Set(Array.from(names, (name) => name.toLowerCase()));
+  if (wanted.size === 0) return [];
+  return groups.filter((group) => group.members.some((member) => wanted.has(member.toLowerCase())));
+}
+
+/**
+ * Fits definitions, then their groups, into the output budget. A definition or a group
+ * that does not fit is left out whole; left-out definitions are listed by name.
+ */
+export function boundedDiscovery(
+  definitions: ToolDefinition[],
+  groups: ToolGroup[],
+  totalTools: number,
+  limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS,
+): DiscoveryResult {
+  let room = limits.outputBytes - RESERVED_BYTES;
+  const tools: ToolDefinition[] = [];
+  const omitted: string[] = [];
+  for (const definition of definitions) {
+    const size = jsonBytes(definition) + 1;
+    // The omitted list itself takes room: the name, quotes and a comma.
+    if (size > room) {
+      omitted.push(definition.name);
+      room -= definition.name.length + 3;
+      continue;
+    }
+    room -= size;
+    tools.push(definition);
+  }
+  const attached: ToolGroup[] = [];
+  for (const group of groupsOf(groups, tools.map((tool) => tool.name))) {
+    const size = jsonBytes(group) + 1;
+    if (size > room) continue;
+    room -= size;
+    attached.push(group);
+  }
+  return { tools, groups: attached, total_tools: totalTools, ...(omitted.length > 0 ? { omitted } : {}) };
+}
+
+/** The three discovery helpers as static tools reading `catalog`. */
+export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS): StaticTool[] {
+  const groupsTool: StaticTool = {
+    definition: GROUPS_DEFINITION,
+    call(args) {
+      const query = stringArgument(args, 'query') ?? '*';
+      return ok(groupDirectory(catalog.groups(), query, limits));
+    },
+  };
+
+  const searchTool: StaticTool = {
+    definition: SEARCH_DEFINITION,
+    call(args) {
+      const query = stringArgument(args, 'query');
+      if (query === undefined) return invalid('`query` must be a string');
+      const rawLimit = args.limit;
+      if (rawLimit !== undefined && (typeof rawLimit !== 'number' || !Number.isInteger(rawLimit) || rawLimit < 0)) {
+        return invalid('`limit` must be a non-negative integer');
+      }
+      const limit = Math.min(rawLimit === undefined || rawLimit === 0 ? DEFAULT_SEARCH_RESULTS : rawLimit, limits.searchLimit);
+      const definitions = catalog.definitions();
+      if (query.trim() === '*') {
+        const directory = definitions
+          .slice(0, limits.searchLimit)
+          .map((definition) => ({ name: definition.name, description: definition.description, parameters: {} }));
+        return ok(boundedDiscovery(directory, [], definitions.length, limits));
+      }
+      const ranked = rankDefinitions(definitions, query).slice(0, limit);
+      return ok(boundedDiscovery(ranked, catalog.groups(), definitions.length, limits));
+    },
+  };
+
+  const selectTool: StaticTool = {
+    definition: SELECT_DEFINITION,
+    call(args) {
+      const rawTools = args.tools ?? [];
+      if (!Array.isArray(rawTools) || rawTools.some((name) => typeof name !== 'string')) {
+        return invalid('`tools` must be a list of tool names');
+      }
+      const groupId = (stringArgument(args, 'group') ?? '').trim();
+      const requested = (rawTools as string[]).map((name) => name.trim()).filter((name) => name !== '');
+      if (requested.length === 0 && groupId === '') {
+        return invalid('one of `tools` or `group` must be provided');
+      }
+      const definitions = catalog.definitions();
+      const byName = new Map(definitions.map((definition) => [definition.name.toLowerCase(), definition]));
+      const groups = catalog.groups();
+      const names: string[] = [];
+      const seen = new Set<string>();
+      const add = (name: string): void => {
+        const key = name.toLowerCase();
+        if (!seen.has(key)) {
+          seen.add(key);
+          names.push(name);
+        }
+      };
+      // Explicit names first, then the group's members.
+      requested.forEach(add);
+      let unknownGroup: string | undefined;
+      if (groupId !== '') {
+        const group = groups.find((candidate) => candidate.id.toLowerCase() === groupId.toLowerCase());
+        if (group === undefined) unknownGroup = groupId;
+        else group.members.forEach(add);
+      }
+      const selected: ToolDefinition[] = [];
+      const unknown: { name: string; did_you_mean: string[] }[] = [];
+      for (const name of names) {
+        const definition = byName.get(name.toLowerCase());
+        if (definition === undefined) unknown.push({ name, did_you_mean: nearMatches(name, byName.keys()) });
+        else selected.push(definition);
+      }
+      if (unknownGroup !== undefined) {
+        const ids = groups.map((group) => group.id);
+        unknown.push({ name: `group:${unknownGroup}`, did_you_mean: nearMatches(unknownGroup, ids).map((id) => `group:${id}`) });
+      }
+      const result = boundedDiscovery(selected, groups, definitions.length, limits);
+      if (unknown.length > 0) result.unknown = unknown;
+      const output = ok(result);
+      // Nothing at all was found: the model asked for names that do not exist.
+      if (selected.length === 0) output.isError = true;
+      return output;
+    },
+  };
+
+  return [groupsTool, searchTool, selectTool];
+}

@@ -1,0 +1,62 @@
+/**
+ * mcp-fleet: the MCP host layer for agent runtimes. This file is the public API; it
+ * only re-exports.
+ */
+
+// Framework-neutral core
+export type { JsonSchema, StaticTool, ToolCallOptions, ToolDefinition, ToolGroupInfo, ToolOutput } from './core/tool.js';
+export { functionNameProblem, isValidFunctionName, MAX_TOOL_NAME_LENGTH } from './core/tool.js';
+export type { ToolMediaPart, ToolPresentation, ToolPresentationPart, ToolTextPart } from './core/presentation.js';
+export { isToolPresentation, presentationText, textPresentation, toolPresentation } from './core/presentation.js';
+export type { ToolGroup } from './core/group.js';
+export type { ToolProvider, ToolProviderInitOptions } from './core/provider.js';
+export { ToolHost, ToolHostError, toolError, type ToolHostOptions } from './core/host.js';
+export { ToolSession, type ToolSessionOptions } from './core/session.js';
+export {
+  DEFAULT_DISCOVERY_LIMITS,
+  DISCOVERY_TOOL_NAMES,
+  TOOLS_GROUPS,
+  TOOLS_SEARCH,
+  TOOLS_SELECT,
+  type DiscoveryLimits,
+  type DiscoveryResult,
+  type GroupDirectoryEntry,
+} from './core/discovery.js';
+
+// MCP host layer
+export { McpToolProvider, type McpOperationOptions, type McpToolProviderOptions } from './mcp/provider.js';
+export type {
+  McpHttpTransportConfig,
+  McpServerConfig,
+  McpStdioTransportConfig,
+  McpTasksConfig,
+  McpTransportConfig,
+} from './mcp/config.js';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_TIMEOUTS,
+  type McpConcurrency,
+  type McpLifecycle,
+  type McpLimits,
+  type McpServerState,
+  type McpServerStatus,
+  type McpStartup,
+  type McpTimeouts,
+} from './mcp/policy.js';
+export {
+  McpAuthorizationRequired,
+  McpConfigError,
+  McpFleetError,
+  McpRefreshError,
+  McpServerRemovedError,
+  McpServerUnavailableError,
+  McpUnknownServerError,
+  type McpServerFailure,
+} from './mcp/errors.js';
+export { McpCatalogError } from './mcp/catalog.js';
+export { McpConnectError } from './mcp/session.js';
+export { type McpLogFields, type McpLogger, silentLogger } from './mcp/logger.js';
+export type { McpToolEnvelope } from './mcp/results.js';
+export { ENV_ALLOWLIST } from './mcp/transport/env.js';
+export { McpRedirectError, McpResponseTooLargeError } from './mcp/transport/bounded-fetch.js';
+export { McpMessageTooLargeError } from './mcp/transport/stdio.js';

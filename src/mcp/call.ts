@@ -1,0 +1,157 @@
+/**
+ * The call path of a model-facing MCP tool: route, refresh a dirty catalog, check that
+ * the tool the model chose is still the same tool, connect, wait for the concurrency
+ * gate, call the original remote name with the arguments only, and adapt the result.
+ * Everything the model should read comes back as a result; only the caller's own abort
+ * rejects. A call is never replayed after a transport failure.
+ */
+import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
+import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
+import { isAuthorizationError, isDisconnectError, isTimeoutError } from './errors-sdk.js';
+import { jsonEqual } from './presentation.js';
+import { refreshServers } from './refresh.js';
+import type { ServerRegistration } from './registration.js';
+import { callError, callOutput } from './results.js';
+import type { McpRoute, RouteTable } from './routes.js';
+import type { McpLogger } from './logger.js';
+import { redactSecrets } from './redaction.js';
+
+export interface CallContext {
+  table: RouteTable;
+  registrations: ReadonlyMap<string, ServerRegistration>;
+  logger: McpLogger;
+}
+
+/** Why a captured route may no longer run, or `undefined` when it may. */
+function staleRouteProblem(context: CallContext, captured: McpRoute): string | undefined {
+  const registration = context.registrations.get(captured.serverId);
+  if (registration === undefined || registration.generation !== captured.generation) {
+    return `MCP server "${captured.serverId}" was re-registered; select the tool again.`;
+  }
+  const current = context.table.get(captured.name);
+  if (current === undefined) return `MCP tool "${captured.name}" was removed; select a tool again.`;
+  if (current === captured) return undefined;
+  if (current.generation !== captured.generation || current.remoteName !== captured.remoteName || !jsonEqual(current.tool, captured.tool)) {
+    return `MCP tool "${captured.name}" changed (catalog changed); select the tool again.`;
+  }
+  return undefined;
+}
+
+function isShared(registration: ServerRegistration, route: McpRoute): boolean {
+  switch (registration.config.concurrency) {
+    case 'parallel':
+      return true;
+    case 'read_only_parallel':
+      // An annotation is a hint for scheduling, never a permission.
+      return route.tool.annotations?.readOnlyHint === true;
+    case 'serial':
+      return false;
+  }
+}
+
+/** Calls a published tool. `name` is the lowercased model-facing name. */
+export async function callTool(context: CallContext, name: string, args: unknown, options: ToolCallOptions = {}): Promise<ToolOutput> {
+  const captured = context.table.get(name);
+  if (captured === undefined) {
+    return callError('', name, 'tool_not_found', `MCP tool "${name}" was not found; use tools_search to find available tools.`);
+  }
+  const { serverId, remoteName } = captured;
+  if (args === null || args === undefined) args = {};
+  if (typeof args !== 'object' || Array.isArray(args)) {
+    return callError(serverId, remoteName, 'invalid_arguments', `MCP tool "${name}" expects a JSON object of arguments.`);
+  }
+  const registration = context.registrations.get(serverId);
+  const stale = staleRouteProblem(context, captured);
+  if (registration === undefined || stale !== undefined) {
+    return callError(serverId, remoteName, 'catalog_changed', stale ?? `MCP server "${serverId}" was removed.`);
+  }
+  const { timeouts } = registration.config;
+  const callerSignal = options.signal;
+  const deadline = AbortSignal.timeout(timeouts.callMs);
+  const signal = AbortSignal.any([...(callerSignal ? [callerSignal] : []), registration.signal, deadline]);
+  let dispatched = false;
+  try {
+    if (registration.dirty) {
+      const [failure] = await refreshServers([registration], context.table, { force: false, signal });
+      if (failure !== undefined) throw failure.error;
+      const problem = staleRouteProblem(context, captured);
+      if (problem !== undefined) return callError(serverId, remoteName, 'catalog_changed', problem);
+    }
+    const session = await registration.ensureSession(signal);
+    const release = await registration.gate.acquire(isShared(registration, captured), signal);
+    try {
+      // The session may have been retired while this call waited its turn.
+      if (session.closed || registration.session !== session) {
+        return callError(
+          serverId,
+          remoteName,
+          'server_disconnected',
+          `MCP server "${serverId}" was disconnected before the call started; call the tool again.`,
+        );
+      }
+      dispatched = true;
+      const result = (await session.client.callTool(
+        { name: remoteName, arguments: args as Record<string, unknown> },
+        {
+          signal,
+          timeout: timeouts.requestMs,
+          // Server progress resets the per-request timeout (never the logical-call deadline).
+          resetTimeoutOnProgress: true,
+          onprogress: () => {},
+          toolDefinition: captured.tool,
+        },
+      ));
+      return callOutput(serverId, remoteName, result, registration.config.limits);
+    } finally {
+      release();
+    }
+  } catch (error) {
+    if (callerSignal?.aborted) throw callerSignal.reason;
+    return failureOutput(registration, captured, error, { deadline, dispatched });
+  }
+}
+
+function failureOutput(
+  registration: ServerRegistration,
+  route: McpRoute,
+  error: unknown,
+  state: { deadline: AbortSignal; dispatched: boolean },
+): ToolOutput {
+  const { serverId, remoteName } = route;
+  if (registration.removed || error instanceof McpServerRemovedError) {
+    return callError(serverId, remoteName, 'server_removed', `MCP server "${serverId}" was removed.`);
+  }
+  if (error instanceof McpAuthorizationRequired || isAuthorizationError(error)) {
+    registration.recordFailure(error instanceof McpAuthorizationRequired ? error : new McpAuthorizationRequired(serverId, undefined, error));
+    const output = callError(serverId, remoteName, 'authorization_required', `MCP server "${serverId}" requires authorization.`);
+    output.output = { error: { code: 'authorization_required', server_id: serverId } };
+    return output;
+  }
+  if (state.deadline.aborted) {
+    return callError(
+      serverId,
+      remoteName,
+      'timeout',
+      `MCP tool "${remoteName}" on server "${serverId}" did not finish within ${registration.config.timeouts.callMs} ms (timeouts.callMs).`,
+    );
+  }
+  if (isTimeoutError(error)) {
+    return callError(
+      serverId,
+      remoteName,
+      'timeout',
+      `MCP tool "${remoteName}" on server "${serverId}" did not answer within ${registration.config.timeouts.requestMs} ms (timeouts.requestMs).`,
+    );
+  }
+  if (state.dispatched && isDisconnectError(error)) {
+    return callError(
+      serverId,
+      remoteName,
+      'server_disconnected',
+      `MCP server "${serverId}" disconnected during the call. It was not retried, because the tool may have run; ` +
+        'check its effect before calling it again.',
+    );
+  }
+  const message = redactSecrets(errorMessage(error), registration.config);
+  return callError(serverId, remoteName, 'call_failed', `MCP tool "${remoteName}" on server "${serverId}" failed: ${message}`);
+}

@@ -1,0 +1,166 @@
+/**
+ * A server's tool catalog: `tools/list` walked page by page under the catalog budgets,
+ * then filtered (include/exclude, MCP Apps visibility, SEP-2243 header declarations)
+ * and checked against the per-tool budgets. Any failure rejects the whole catalog, so
+ * the last published snapshot stays intact.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { jsonBytes, utf8Bytes } from '../core/budget.js';
+import type { JsonSchema, ToolDefinition } from '../core/tool.js';
+import type { ResolvedServerConfig } from './config.js';
+import { McpFleetError } from './errors.js';
+import { isTransientError } from './errors-sdk.js';
+import { retryTransient } from './retry.js';
+import type { McpSession, ServerMeta } from './session.js';
+import { xMcpHeaderProblem } from './x-mcp-header.js';
+
+/** A catalog broke a budget or a rule; the previous snapshot stays published. */
+export class McpCatalogError extends McpFleetError {
+  readonly tool: string | undefined;
+  readonly budget: string | undefined;
+
+  constructor(serverId: string, message: string, options: { tool?: string; budget?: string; cause?: unknown } = {}) {
+    super('catalog_invalid', message, { serverId, cause: options.cause });
+    this.tool = options.tool;
+    this.budget = options.budget;
+  }
+}
+
+/**
+ * Lists every tool of the server, following `nextCursor` within the page, item and
+ * cursor budgets. Repeated cursors and duplicate tool names reject the catalog. Each
+ * page is retried on transient failures; the whole walk is bounded by `signal`.
+ */
+export async function listAllTools(session: McpSession, config: ResolvedServerConfig, signal: AbortSignal): Promise<Tool[]> {
+  const { limits } = config;
+  const id = config.id;
+  const tools: Tool[] = [];
+  const seenCursors = new Set<string>();
+  const seenNames = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 1; ; page++) {
+    if (page > limits.catalogPages) {
+      throw new McpCatalogError(id, `MCP server "${id}" has more than ${limits.catalogPages} pages of tools (limits.catalogPages).`, {
+        budget: 'catalogPages',
+      });
+    }
+    const params = cursor === undefined ? {} : { cursor };
+    const result = await retryTransient(
+      () => session.client.request({ method: 'tools/list', params }, { signal, timeout: config.timeouts.listMs }),
+      isTransientError,
+      signal,
+    );
+    if (tools.length + result.tools.length > limits.catalogItems) {
+      throw new McpCatalogError(id, `MCP server "${id}" lists more than ${limits.catalogItems} tools (limits.catalogItems).`, {
+        budget: 'catalogItems',
+      });
+    }
+    for (const tool of result.tools) {
+      if (seenNames.has(tool.name)) {
+        throw new McpCatalogError(id, `MCP server "${id}" lists the tool "${tool.name}" twice.`, { tool: tool.name });
+      }
+      seenNames.add(tool.name);
+      tools.push(tool);
+    }
+    const next = result.nextCursor;
+    if (next === undefined || next === null) return tools;
+    if (utf8Bytes(next) > limits.cursorBytes) {
+      throw new McpCatalogError(id, `MCP server "${id}" sent a pagination cursor over ${limits.cursorBytes} bytes (limits.cursorBytes).`, {
+        budget: 'cursorBytes',
+      });
+    }
+    if (seenCursors.has(next)) {
+      throw new McpCatalogError(id, `MCP server "${id}" repeated a pagination cursor; its tool list never ends.`, {
+        budget: 'catalogPages',
+      });
+    }
+    seenCursors.add(next);
+    cursor = next;
+  }
+}
+
+/** Whether MCP Apps visibility lets the model see the tool: absent, or a list that includes "model". */
+export function isModelVisible(tool: Tool): boolean {
+  const ui = (tool._meta as { ui?: { visibility?: unknown } } | undefined)?.ui;
+  if (ui === undefined || ui === null || typeof ui !== 'object' || !('visibility' in ui)) return true;
+  const visibility = ui.visibility;
+  if (visibility === undefined) return true;
+  return Array.isArray(visibility) && visibility.includes('model');
+}
+
+/** Whether the include/exclude filter passes a remote name: exclude wins; an empty include means all. */
+export function isIncluded(config: ResolvedServerConfig, remoteName: string): boolean {
+  if (config.exclude.includes(remoteName)) return false;
+  return config.include.length === 0 || config.include.includes(remoteName);
+}
+
+/**
+ * The tools that would be published, each checked against the per-tool budgets.
+ * Excluded and app-only tools are dropped before any budget applies. On a
+ * `2026-07-28` Streamable HTTP session, tools with invalid SEP-2243 header
+ * declarations are dropped too (the spec requires it).
+ */
+export function publishableTools(tools: Tool[], config: ResolvedServerConfig, session: McpSession): Tool[] {
+  const { limits, id } = config;
+  const checkHeaders = session.era === 'modern' && config.transport.type === 'http';
+  const result: Tool[] = [];
+  for (const tool of tools) {
+    if (!isIncluded(config, tool.name) || !isModelVisible(tool)) continue;
+    if (checkHeaders && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
+    const over = (budget: string, what: string, limit: number): McpCatalogError =>
+      new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} over ${limit} bytes (limits.${budget}).`, {
+        tool: tool.name,
+        budget,
+      });
+    if (jsonBytes(tool.inputSchema) > limits.schemaBytes) throw over('schemaBytes', 'an input schema', limits.schemaBytes);
+    if (tool.outputSchema !== undefined && jsonBytes(tool.outputSchema) > limits.schemaBytes) {
+      throw over('schemaBytes', 'an output schema', limits.schemaBytes);
+    }
+    if (utf8Bytes(tool.description ?? '') > limits.descriptionBytes) {
+      throw over('descriptionBytes', 'a description', limits.descriptionBytes);
+    }
+    if (utf8Bytes(tool.title ?? '') > limits.descriptionBytes) throw over('descriptionBytes', 'a title', limits.descriptionBytes);
+    result.push(tool);
+  }
+  return result;
+}
+
+/** Checks the combined size of the server's self-description. */
+export function checkServerMeta(meta: ServerMeta, config: ResolvedServerConfig): void {
+  const bytes = utf8Bytes(meta.title ?? '') + utf8Bytes(meta.description ?? '') + utf8Bytes(meta.instructions ?? '');
+  if (bytes > config.limits.serverMetadataBytes) {
+    throw new McpCatalogError(
+      config.id,
+      `MCP server "${config.id}" describes itself (title, description, instructions) in over ${config.limits.serverMetadataBytes} bytes (limits.serverMetadataBytes).`,
+      { budget: 'serverMetadataBytes' },
+    );
+  }
+}
+
+/**
+ * The schema a model receives: the tool's input schema as written, except that an
+ * object schema without `properties` gets an empty one (some model APIs require it).
+ * Constraints, compositions and `$ref`s are preserved, never dereferenced.
+ */
+export function modelSchema(inputSchema: Tool['inputSchema']): JsonSchema {
+  const schema = inputSchema as JsonSchema;
+  if (schema.type === 'object' && (schema.properties === undefined || schema.properties === null)) {
+    return { ...schema, properties: {} };
+  }
+  return schema;
+}
+
+/** The function description: where the tool comes from, its title, then its own description. Data, not instructions. */
+export function functionDescription(serverId: string, tool: Tool): string {
+  let text = `MCP server \`${serverId}\` tool \`${tool.name}\`.`;
+  const title = tool.title?.trim();
+  if (title) text += ` Title: ${title}.`;
+  const description = tool.description?.trim();
+  if (description) text += ` ${description}`;
+  return text;
+}
+
+/** The model-facing definition of a tool under its local name. */
+export function toolDefinition(name: string, serverId: string, tool: Tool): ToolDefinition {
+  return { name, description: functionDescription(serverId, tool), parameters: modelSchema(tool.inputSchema), strict: false };
+}

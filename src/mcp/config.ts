@@ -1,0 +1,364 @@
+/**
+ * `McpServerConfig`: what an application tells mcp-fleet about one MCP server, its
+ * validation (zod, with errors naming the server and the field) and its redaction
+ * (secrets never appear in `JSON.stringify`, `util.inspect` or error messages).
+ */
+import { inspect } from 'node:util';
+import { z } from 'zod';
+import { functionNameProblem } from '../core/tool.js';
+import { McpConfigError } from './errors.js';
+import { sanitizeNamePart } from './naming.js';
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_TIMEOUTS,
+  MAX_TIMEOUT_MS,
+  type McpConcurrency,
+  type McpLifecycle,
+  type McpLimits,
+  type McpStartup,
+  type McpTimeouts,
+} from './policy.js';
+
+/** A local server started as a child process, speaking MCP over stdin/stdout. */
+export interface McpStdioTransportConfig {
+  type: 'stdio';
+  /** The program to run. Never a shell string: arguments go in `args`. */
+  command: string;
+  /** Arguments, passed as they are (no shell). Default `[]`. */
+  args?: string[];
+  /** Variables set in the child's environment, on top of the platform allowlist. Values are secret. Default `{}`. */
+  env?: Record<string, string>;
+  /** Working directory of the child. Default: the host's working directory. */
+  cwd?: string;
+  /** Give the child the host's whole environment instead of the allowlist. Default `false`. */
+  inheritEnv?: boolean;
+  /** Forward the child's stderr lines to the logger at debug level. Default `false` (kept for diagnostics only). */
+  logStderr?: boolean;
+}
+
+/** A remote server reached over Streamable HTTP. */
+export interface McpHttpTransportConfig {
+  type: 'http';
+  /** The MCP endpoint. `https`, or `http` to a loopback address unless `allowInsecureHttp`. */
+  url: string;
+  /** Extra request headers. Values are secret. Protocol and routing headers are rejected. Default `{}`. */
+  headers?: Record<string, string>;
+  /** A static bearer token sent as `Authorization: Bearer <token>`. Secret. */
+  bearerToken?: string;
+  /** Allow plain `http` to a non-loopback host. Default `false`. */
+  allowInsecureHttp?: boolean;
+}
+
+export type McpTransportConfig = McpStdioTransportConfig | McpHttpTransportConfig;
+
+/** The tasks extension settings of a server (SEP-2663 on 2026-07-28, tasks on 2025-11-25). */
+export interface McpTasksConfig {
+  /** Longest wait for a task to finish, in milliseconds, within [1,000, 86,400,000]. Default 300,000. */
+  maxWaitMs?: number;
+}
+
+/** One MCP server. Only `id` and `transport` are required. */
+export interface McpServerConfig {
+  /** Unique id; normalised into model-facing names (`mcp_<id>_<tool>`) and the group id `mcp:<id>`. */
+  id: string;
+  transport: McpTransportConfig;
+  /** Which protocol lifecycle opens a session. Default `auto`. */
+  lifecycle?: McpLifecycle;
+  /** Make `init()` fail when this server cannot be set up. Default `false`. */
+  required?: boolean;
+  /** `eager` (init waits) or `background`. Default `eager`. Cannot be `background` when `required`. */
+  startup?: McpStartup;
+  /** Remote tool names to expose; empty means all. Default `[]`. */
+  include?: string[];
+  /** Remote tool names to hide; wins over `include`. Default `[]`. */
+  exclude?: string[];
+  /** Budgets; missing fields keep their defaults. */
+  limits?: Partial<McpLimits>;
+  /** Deadlines; missing fields keep their defaults. */
+  timeouts?: Partial<McpTimeouts>;
+  /** How calls to this server may overlap. Default `serial`. */
+  concurrency?: McpConcurrency;
+  /** Advertise elicitation to this server (also needs an application handler). Default `false`. */
+  elicitation?: boolean;
+  /** Allow the resource APIs for this server. Default `false`. */
+  resources?: boolean;
+  /** Declare the tasks extension; `false` or absent disables it. Default disabled. */
+  tasks?: McpTasksConfig | false;
+}
+
+/** A validated configuration with every default filled in. */
+export interface ResolvedStdioTransport {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+  inheritEnv: boolean;
+  logStderr: boolean;
+}
+
+export interface ResolvedHttpTransport {
+  type: 'http';
+  url: string;
+  headers: Record<string, string>;
+  bearerToken: string | undefined;
+  allowInsecureHttp: boolean;
+}
+
+export interface ResolvedServerConfig {
+  id: string;
+  /** The id as it appears in model-facing names. */
+  namePart: string;
+  transport: ResolvedStdioTransport | ResolvedHttpTransport;
+  lifecycle: McpLifecycle;
+  required: boolean;
+  startup: McpStartup;
+  include: string[];
+  exclude: string[];
+  limits: McpLimits;
+  timeouts: McpTimeouts;
+  concurrency: McpConcurrency;
+  elicitation: boolean;
+  resources: boolean;
+  tasks: { maxWaitMs: number } | undefined;
+}
+
+export const REDACTED = '[REDACTED]';
+
+const positiveInt = z.number().int().positive();
+const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS);
+
+const limitsSchema = z
+  .strictObject({
+    catalogPages: positiveInt,
+    catalogItems: positiveInt,
+    cursorBytes: positiveInt,
+    schemaBytes: positiveInt,
+    descriptionBytes: positiveInt,
+    serverMetadataBytes: positiveInt,
+    messageBytes: positiveInt,
+    outputTextBytes: z.number().int().min(256),
+    outputMediaBytes: positiveInt,
+    outputMediaItems: positiveInt,
+    stderrBytes: positiveInt,
+  })
+  .partial();
+
+const timeoutsSchema = z
+  .strictObject({
+    setupMs: timeoutMs,
+    listMs: timeoutMs,
+    requestMs: timeoutMs,
+    callMs: timeoutMs,
+    elicitationMs: timeoutMs,
+    connectAttemptMs: timeoutMs,
+    probeMs: timeoutMs,
+  })
+  .partial();
+
+const nonBlank = z.string().refine((value) => value.trim() !== '', { message: 'must not be empty' });
+const stringMap = z.record(z.string(), z.string());
+
+const stdioSchema = z.strictObject({
+  type: z.literal('stdio'),
+  command: nonBlank,
+  args: z.array(z.string()).optional(),
+  env: stringMap.optional(),
+  cwd: nonBlank.optional(),
+  inheritEnv: z.boolean().optional(),
+  logStderr: z.boolean().optional(),
+});
+
+const httpSchema = z.strictObject({
+  type: z.literal('http'),
+  url: nonBlank,
+  headers: stringMap.optional(),
+  bearerToken: z.string().optional(),
+  allowInsecureHttp: z.boolean().optional(),
+});
+
+const serverSchema = z.strictObject({
+  id: nonBlank,
+  transport: z.discriminatedUnion('type', [stdioSchema, httpSchema]),
+  lifecycle: z.enum(['auto', 'discover', 'initialize']).optional(),
+  required: z.boolean().optional(),
+  startup: z.enum(['eager', 'background']).optional(),
+  include: z.array(z.string()).optional(),
+  exclude: z.array(z.string()).optional(),
+  limits: limitsSchema.optional(),
+  timeouts: timeoutsSchema.optional(),
+  concurrency: z.enum(['serial', 'read_only_parallel', 'parallel']).optional(),
+  elicitation: z.boolean().optional(),
+  resources: z.boolean().optional(),
+  tasks: z.union([z.literal(false), z.strictObject({ maxWaitMs: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional() })]).optional(),
+});
+
+/** Headers the transport owns; a configuration may not set them. */
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'host',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+]);
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((part) => String(part)).join('.');
+}
+
+function idOf(input: unknown): string | undefined {
+  const id = (input as { id?: unknown } | null | undefined)?.id;
+  return typeof id === 'string' && id.trim() !== '' ? id : undefined;
+}
+
+function fail(serverId: string | undefined, field: string, problem: string, fix?: string): never {
+  const who = serverId === undefined ? 'MCP server config' : `MCP server "${serverId}"`;
+  throw new McpConfigError(`${who}: \`${field}\` ${problem}${fix === undefined ? '' : `; ${fix}`}.`, { serverId, field });
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function validateHttp(serverId: string, transport: ResolvedHttpTransport, hasAuth: boolean): void {
+  let url: URL;
+  try {
+    url = new URL(transport.url);
+  } catch {
+    fail(serverId, 'transport.url', 'is not a valid URL', 'use an absolute URL such as https://example.com/mcp');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    fail(serverId, 'transport.url', `uses the unsupported scheme "${url.protocol}"`, 'use https (or http to a loopback address)');
+  }
+  if (url.username !== '' || url.password !== '') {
+    fail(serverId, 'transport.url', 'must not contain credentials', 'put a token in `bearerToken` or configure OAuth');
+  }
+  if (url.hash !== '') fail(serverId, 'transport.url', 'must not contain a fragment', 'remove the part after #');
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !transport.allowInsecureHttp) {
+    fail(
+      serverId,
+      'transport.url',
+      'uses plain http to a non-loopback host',
+      'use https, or set `allowInsecureHttp: true` if the network is trusted',
+    );
+  }
+  for (const [name, value] of Object.entries(transport.headers)) {
+    const field = `transport.headers.${name}`;
+    if (!HEADER_NAME.test(name)) fail(serverId, field, 'is not a valid HTTP header name');
+    const lower = name.toLowerCase();
+    if (RESERVED_HEADERS.has(lower) || lower.startsWith('mcp-param-')) {
+      fail(serverId, field, 'is a protocol or routing header the transport manages', 'remove it');
+    }
+    if (lower === 'authorization' && hasAuth) {
+      fail(serverId, field, 'conflicts with `bearerToken`', 'set the token in one place only');
+    }
+    if (/[\r\n\0]/.test(value)) fail(serverId, field, 'has a value with a line break or NUL character');
+  }
+  if (transport.bearerToken !== undefined && /[\r\n\0]/.test(transport.bearerToken)) {
+    fail(serverId, 'transport.bearerToken', 'has a line break or NUL character');
+  }
+}
+
+/**
+ * Validates one server configuration and fills in its defaults. Throws
+ * `McpConfigError` naming the server id and the field on any problem.
+ */
+export function resolveServerConfig(input: unknown): ResolvedServerConfig {
+  const parsed = serverSchema.safeParse(input);
+  const serverId = idOf(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = fieldPath(issue.path) || '(root)';
+    // Zod messages describe types and keys, never the rejected values, so they are safe to show.
+    fail(serverId, field, issue.message.charAt(0).toLowerCase() + issue.message.slice(1));
+  }
+  const config = parsed.data;
+  const id = config.id.trim();
+  const namePart = sanitizeNamePart(id);
+  const problem = functionNameProblem(`mcp_${namePart}`);
+  if (problem !== undefined) fail(id, 'id', `does not make a valid tool name prefix (${problem})`);
+  const required = config.required ?? false;
+  const startup = config.startup ?? 'eager';
+  if (required && startup === 'background') {
+    fail(id, 'startup', 'cannot be "background" for a required server', 'make it optional or start it eagerly');
+  }
+  let transport: ResolvedStdioTransport | ResolvedHttpTransport;
+  if (config.transport.type === 'stdio') {
+    transport = {
+      type: 'stdio',
+      command: config.transport.command,
+      args: config.transport.args ?? [],
+      env: { ...config.transport.env },
+      cwd: config.transport.cwd,
+      inheritEnv: config.transport.inheritEnv ?? false,
+      logStderr: config.transport.logStderr ?? false,
+    };
+  } else {
+    const token = config.transport.bearerToken?.trim();
+    transport = {
+      type: 'http',
+      url: config.transport.url.trim(),
+      headers: { ...config.transport.headers },
+      bearerToken: token === undefined || token === '' ? undefined : token,
+      allowInsecureHttp: config.transport.allowInsecureHttp ?? false,
+    };
+    validateHttp(id, transport, transport.bearerToken !== undefined);
+  }
+  const resolved: ResolvedServerConfig = {
+    id,
+    namePart,
+    transport,
+    lifecycle: config.lifecycle ?? 'auto',
+    required,
+    startup,
+    include: config.include ?? [],
+    exclude: config.exclude ?? [],
+    limits: { ...DEFAULT_LIMITS, ...config.limits },
+    timeouts: { ...DEFAULT_TIMEOUTS, ...config.timeouts },
+    concurrency: config.concurrency ?? 'serial',
+    elicitation: config.elicitation ?? false,
+    resources: config.resources ?? false,
+    tasks: config.tasks === undefined || config.tasks === false ? undefined : { maxWaitMs: config.tasks.maxWaitMs ?? 300_000 },
+  };
+  return withRedaction(resolved);
+}
+
+/** A copy of a resolved configuration with every secret value replaced by `[REDACTED]`. */
+export function redactedConfig(config: ResolvedServerConfig): Record<string, unknown> {
+  const transport = config.transport;
+  const safeTransport =
+    transport.type === 'stdio'
+      ? { ...transport, env: Object.fromEntries(Object.keys(transport.env).map((key) => [key, REDACTED])) }
+      : {
+          ...transport,
+          headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
+          bearerToken: transport.bearerToken === undefined ? undefined : REDACTED,
+        };
+  return { ...config, transport: safeTransport };
+}
+
+/**
+ * Makes `JSON.stringify` and `util.inspect` of a resolved configuration (and of its
+ * transport) show the redacted copy, so it can be logged safely.
+ */
+function withRedaction(config: ResolvedServerConfig): ResolvedServerConfig {
+  const hide = (target: object, view: () => unknown): void => {
+    Object.defineProperty(target, 'toJSON', { value: view, enumerable: false });
+    Object.defineProperty(target, inspect.custom, {
+      value: (_depth: number, options: object) => inspect(view(), options),
+      enumerable: false,
+    });
+  };
+  hide(config.transport, () => redactedConfig(config).transport);
+  hide(config, () => redactedConfig(config));
+  return config;
+}

@@ -1,0 +1,78 @@
+/**
+ * Small coordination primitives: a mutex that runs critical sections one at a time,
+ * and a reader-writer gate for the per-server call concurrency policy. Both are FIFO,
+ * and a waiter gives up its place when its signal aborts.
+ */
+
+/** Runs async critical sections one at a time, in arrival order. */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+
+  run<T>(section: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(section);
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+interface Waiter {
+  shared: boolean;
+  grant: () => void;
+}
+
+/**
+ * A FIFO reader-writer gate: any number of shared holders, or one exclusive holder.
+ * A waiting exclusive request blocks later shared ones, so writers are not starved.
+ */
+export class CallGate {
+  private sharedHolders = 0;
+  private exclusiveHeld = false;
+  private readonly queue: Waiter[] = [];
+
+  /** Waits for the gate; resolves with the release function. Rejects with the signal's reason on abort. */
+  acquire(shared: boolean, signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    if (this.queue.length === 0 && this.canEnter(shared)) return Promise.resolve(this.enter(shared));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        shared,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(this.enter(shared));
+        },
+      };
+      const onAbort = (): void => {
+        const at = this.queue.indexOf(waiter);
+        if (at !== -1) this.queue.splice(at, 1);
+        this.drain();
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  private canEnter(shared: boolean): boolean {
+    return shared ? !this.exclusiveHeld : !this.exclusiveHeld && this.sharedHolders === 0;
+  }
+
+  private enter(shared: boolean): () => void {
+    if (shared) this.sharedHolders++;
+    else this.exclusiveHeld = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (shared) this.sharedHolders--;
+      else this.exclusiveHeld = false;
+      this.drain();
+    };
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && this.canEnter(this.queue[0]!.shared)) this.queue.shift()!.grant();
+  }
+}

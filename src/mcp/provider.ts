@@ -1,0 +1,267 @@
+/**
+ * `McpToolProvider`: many MCP servers as one `ToolProvider`. A thin facade over the
+ * registrations (one per server), the route table (published catalog) and the call
+ * path. Register it with `new ToolHost({ providers: [provider] })`.
+ */
+import type { ToolGroup } from '../core/group.js';
+import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
+import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
+import { callTool } from './call.js';
+import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
+import {
+  errorMessage,
+  McpConfigError,
+  McpFleetError,
+  McpRefreshError,
+  McpServerUnavailableError,
+  McpUnknownServerError,
+} from './errors.js';
+import { type McpLogger, silentLogger } from './logger.js';
+import type { McpServerStatus } from './policy.js';
+import { refreshServers } from './refresh.js';
+import { ServerRegistration } from './registration.js';
+import { RouteTable } from './routes.js';
+import { TOOL_PREFIX } from './naming.js';
+
+export interface McpToolProviderOptions {
+  /** The servers to connect at `init()`. More can be added later with `addServer`. Default `[]`. */
+  servers?: McpServerConfig[];
+  /** Where mcp-fleet logs (pino and `console` both fit). Default: silent. */
+  logger?: McpLogger;
+}
+
+export interface McpOperationOptions {
+  signal?: AbortSignal;
+}
+
+export class McpToolProvider implements ToolProvider {
+  readonly name = TOOL_PREFIX;
+  private readonly logger: McpLogger;
+  private readonly registrations = new Map<string, ServerRegistration>();
+  private readonly table: RouteTable;
+  private readonly pending: ResolvedServerConfig[] = [];
+  private initialised = false;
+  private closed = false;
+  private readonly background = new Set<Promise<unknown>>();
+
+  /** Validates every configuration at once; throws `McpConfigError` naming the server and field. */
+  constructor(options: McpToolProviderOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.table = new RouteTable(TOOL_PREFIX, this.logger);
+    const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
+    for (const config of resolved) {
+      this.checkIdIsFree(config, resolved.filter((other) => other !== config));
+      this.pending.push(config);
+    }
+  }
+
+  private checkIdIsFree(config: ResolvedServerConfig, others: Iterable<ResolvedServerConfig>): void {
+    for (const other of others) {
+      if (other.id === config.id) {
+        throw new McpConfigError(`MCP server "${config.id}" is configured twice; server ids must be unique.`, {
+          serverId: config.id,
+          field: 'id',
+        });
+      }
+      if (other.namePart === config.namePart) {
+        throw new McpConfigError(
+          `MCP server "${config.id}" collides with server "${other.id}": both normalise to "${config.namePart}" in tool names; rename one.`,
+          { serverId: config.id, field: 'id' },
+        );
+      }
+    }
+  }
+
+  private register(config: ResolvedServerConfig): ServerRegistration {
+    const registration = new ServerRegistration(config, this.logger);
+    this.registrations.set(config.id, registration);
+    return registration;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new McpFleetError('provider_closed', 'The MCP tool provider is closed.');
+  }
+
+  /**
+   * Connects and lists every configured server. Eager servers are awaited: an
+   * unreachable optional one is logged and skipped, a `required` one makes this throw
+   * `McpServerUnavailableError` naming it. Background servers publish when ready.
+   */
+  async init(options: ToolProviderInitOptions = {}): Promise<void> {
+    this.assertOpen();
+    if (this.initialised) return;
+    this.initialised = true;
+    const registrations = this.pending.splice(0).map((config) => this.register(config));
+    const eager = registrations.filter((registration) => registration.config.startup === 'eager');
+    const background = registrations.filter((registration) => registration.config.startup === 'background');
+    const signal = options.signal ?? new AbortController().signal;
+    const failures = await refreshServers(eager, this.table, { force: true, signal });
+    signal.throwIfAborted();
+    for (const failure of failures) {
+      this.logger.warn({ serverId: failure.serverId, error: failure.error.message }, 'MCP server unavailable at start-up');
+    }
+    if (background.length > 0) this.refreshInBackground(background);
+    const required = failures.find((failure) => this.registrations.get(failure.serverId)?.config.required);
+    if (required !== undefined) {
+      throw new McpServerUnavailableError(
+        required.serverId,
+        `Required MCP server "${required.serverId}" is unavailable: ${required.error.message}`,
+        required.error,
+      );
+    }
+  }
+
+  private refreshInBackground(registrations: ServerRegistration[]): void {
+    const task = refreshServers(registrations, this.table, { force: true, signal: new AbortController().signal }).then((failures) => {
+      for (const failure of failures) {
+        this.logger.warn({ serverId: failure.serverId, error: failure.error.message }, 'MCP server unavailable (background start-up)');
+      }
+    });
+    this.background.add(task);
+    void task.finally(() => this.background.delete(task));
+  }
+
+  /**
+   * Re-lists every server (connecting where needed) and publishes what succeeded.
+   * Throws `McpRefreshError` listing each server that failed.
+   */
+  async refresh(options: ToolProviderInitOptions = {}): Promise<void> {
+    this.assertOpen();
+    const failures = await refreshServers([...this.registrations.values()], this.table, {
+      force: true,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (failures.length > 0) throw new McpRefreshError(failures);
+  }
+
+  /** Re-lists one server. Throws its failure. */
+  async refreshServer(serverId: string, options: McpOperationOptions = {}): Promise<void> {
+    const registration = this.registration(serverId);
+    const [failure] = await refreshServers([registration], this.table, {
+      force: true,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (failure !== undefined) throw failure.error;
+  }
+
+  definitions(): ToolDefinition[] {
+    return [...this.table.definitions()];
+  }
+
+  groups(): ToolGroup[] {
+    return this.table.groups().map((group) => ({ ...group, members: [...group.members] }));
+  }
+
+  has(name: string): boolean {
+    return this.table.has(name.toLowerCase());
+  }
+
+  /** Calls a tool by its model-facing name. Failures the model should read come back with `isError: true`. */
+  call(name: string, args: unknown, options: ToolCallOptions = {}): Promise<ToolOutput> {
+    this.assertOpen();
+    return callTool({ table: this.table, registrations: this.registrations, logger: this.logger }, name.toLowerCase(), args, options);
+  }
+
+  /**
+   * Registers a server at run time, connects and lists it. If that first refresh fails,
+   * the server is rolled back and `McpServerUnavailableError` is thrown. A `background`
+   * server is registered at once and publishes when ready.
+   */
+  async addServer(server: McpServerConfig, options: McpOperationOptions = {}): Promise<void> {
+    this.assertOpen();
+    const config = resolveServerConfig(server);
+    const existing = this.registrations.get(config.id) ?? this.pending.find((other) => other.id === config.id);
+    if (existing !== undefined) {
+      throw new McpConfigError(`MCP server "${config.id}" already exists; remove it first or choose another id.`, {
+        serverId: config.id,
+        field: 'id',
+      });
+    }
+    this.checkIdIsFree(config, [...this.pending, ...Array.from(this.registrations.values(), (registration) => registration.config)]);
+    if (!this.initialised) {
+      this.pending.push(config);
+      return;
+    }
+    const registration = this.register(config);
+    if (config.startup === 'background') {
+      this.refreshInBackground([registration]);
+      return;
+    }
+    const [failure] = await refreshServers([registration], this.table, {
+      force: true,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (failure === undefined) return;
+    // Roll back only this registration: a replacement registered meanwhile stays.
+    if (this.registrations.get(config.id) === registration) await this.removeRegistration(registration);
+    throw new McpServerUnavailableError(config.id, `MCP server "${config.id}" could not be added: ${failure.error.message}`, failure.error);
+  }
+
+  /** Removes a server: cancels its work, closes its session, unpublishes its tools. Returns whether it existed. */
+  async removeServer(serverId: string): Promise<boolean> {
+    const at = this.pending.findIndex((config) => config.id === serverId);
+    if (at !== -1) {
+      this.pending.splice(at, 1);
+      return true;
+    }
+    const registration = this.registrations.get(serverId);
+    if (registration === undefined) return false;
+    await this.removeRegistration(registration);
+    return true;
+  }
+
+  private async removeRegistration(registration: ServerRegistration): Promise<void> {
+    this.registrations.delete(registration.id);
+    this.table.remove(registration.id);
+    await registration.remove();
+  }
+
+  /**
+   * Closes a server's session but keeps it registered with its tools; the next call or
+   * refresh reconnects. Calls already sent may finish; queued ones do not start on the
+   * retired session. Returns whether a live session existed.
+   */
+  async disconnectServer(serverId: string): Promise<boolean> {
+    return this.registration(serverId).disconnect();
+  }
+
+  /** Ids of the registered servers, sorted. */
+  serverIds(): string[] {
+    return [...new Set([...this.registrations.keys(), ...this.pending.map((config) => config.id)])].sort();
+  }
+
+  /** A server's configuration with every secret redacted. */
+  serverConfig(serverId: string): Record<string, unknown> {
+    const pending = this.pending.find((config) => config.id === serverId);
+    return redactedConfig(pending ?? this.registration(serverId).config);
+  }
+
+  /** The status of every server, sorted by id. Observes only; never connects. */
+  serverStatuses(): McpServerStatus[] {
+    const statuses = Array.from(this.registrations.values(), (registration) =>
+      registration.status(this.table.countFor(registration.id)),
+    );
+    for (const config of this.pending) statuses.push({ id: config.id, state: 'disconnected', toolCount: 0 });
+    return statuses.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  private registration(serverId: string): ServerRegistration {
+    const registration = this.registrations.get(serverId);
+    if (registration === undefined) throw new McpUnknownServerError(serverId);
+    return registration;
+  }
+
+  /** Closes every session and releases every server. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const registrations = [...this.registrations.values()];
+    this.registrations.clear();
+    for (const registration of registrations) this.table.remove(registration.id);
+    const results = await Promise.allSettled(registrations.map((registration) => registration.remove()));
+    await Promise.allSettled([...this.background]);
+    for (const result of results) {
+      if (result.status === 'rejected') this.logger.warn({ error: errorMessage(result.reason) }, 'MCP server failed to close');
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Scrubs configured secrets out of text that may reach an error, a log line or a
+ * status: a server's stderr or an error message can echo back a token or an env value.
+ */
+import { REDACTED, type ResolvedServerConfig } from './config.js';
+
+/** Shorter values are not treated as secrets: replacing "1" or "on" would garble every message. */
+const MIN_SECRET_LENGTH = 4;
+
+/** Every secret value of a server configuration. */
+export function secretValues(config: ResolvedServerConfig): string[] {
+  const transport = config.transport;
+  const values =
+    transport.type === 'stdio'
+      ? Object.values(transport.env)
+      : [...Object.values(transport.headers), ...(transport.bearerToken === undefined ? [] : [transport.bearerToken])];
+  return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+/** `text` with every occurrence of a secret of `config` replaced by `[REDACTED]`. */
+export function redactSecrets(text: string, config: ResolvedServerConfig): string {
+  let result = text;
+  // Longest first, so a secret containing another is replaced whole.
+  for (const secret of secretValues(config).sort((a, b) => b.length - a.length)) {
+    if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  }
+  return result;
+}

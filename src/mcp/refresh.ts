@@ -1,0 +1,96 @@
+/**
+ * Catalog refresh: connect if needed, list under the budgets, then publish. Servers are
+ * fetched concurrently but published in server-id order, so response timing never
+ * decides which server keeps an unsuffixed name. Each server's refresh holds its
+ * refresh lock through publication, so concurrent callers share one refresh; a refresh
+ * that fails or is cancelled re-arms the dirty flag, and a removed server never publishes.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { checkServerMeta, listAllTools, McpCatalogError, publishableTools } from './catalog.js';
+import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } from './errors.js';
+import type { ServerRegistration } from './registration.js';
+import type { RouteTable } from './routes.js';
+import type { McpSession, ServerMeta } from './session.js';
+
+interface FetchedCatalog {
+  session: McpSession;
+  tools: Tool[];
+  meta: ServerMeta;
+}
+
+async function fetchCatalog(registration: ServerRegistration, signal: AbortSignal): Promise<FetchedCatalog> {
+  const { config } = registration;
+  const session = await registration.ensureSession(signal);
+  const listSignal = AbortSignal.any([signal, registration.signal, AbortSignal.timeout(config.timeouts.listMs)]);
+  let tools: Tool[];
+  try {
+    tools = await listAllTools(session, config, listSignal);
+  } catch (error) {
+    if (error instanceof McpFleetError || !listSignal.aborted || signal.aborted || registration.removed) throw error;
+    throw new McpCatalogError(config.id, `MCP server "${config.id}" did not finish tools/list within ${config.timeouts.listMs} ms (timeouts.listMs).`, {
+      cause: error,
+    });
+  }
+  const meta = session.meta;
+  checkServerMeta(meta, config);
+  return { session, tools: publishableTools(tools, config, session), meta };
+}
+
+function commit(registration: ServerRegistration, table: RouteTable, fetched: FetchedCatalog): void {
+  if (registration.removed) throw new McpServerRemovedError(registration.id);
+  if (registration.session !== fetched.session) {
+    throw new McpFleetError('session_changed', `MCP server "${registration.id}" session changed during discovery; refresh again.`, {
+      serverId: registration.id,
+    });
+  }
+  table.publish(registration, fetched.tools, fetched.meta);
+  registration.meta = fetched.meta;
+  registration.published = true;
+  registration.state = 'ready';
+  registration.lastError = undefined;
+}
+
+export interface RefreshOptions {
+  /** Re-list even when the catalog is not dirty. */
+  force: boolean;
+  signal: AbortSignal;
+}
+
+/**
+ * Refreshes `registrations`, returning the failures (the successful ones are
+ * published). Concurrent refreshes of one server are serialised; a non-forced refresh
+ * of a clean server does nothing.
+ */
+export async function refreshServers(
+  registrations: ServerRegistration[],
+  table: RouteTable,
+  options: RefreshOptions,
+): Promise<McpServerFailure[]> {
+  const sorted = [...registrations].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const failures: McpServerFailure[] = [];
+  let previousTurn: Promise<void> = Promise.resolve();
+  const runs = sorted.map((registration) => {
+    const waitTurn = previousTurn;
+    const run = registration.refreshLock.run(async () => {
+      if (!options.force && !registration.dirty) return;
+      registration.dirty = false;
+      try {
+        const fetched = await fetchCatalog(registration, options.signal);
+        await waitTurn;
+        commit(registration, table, fetched);
+      } catch (error) {
+        // The change that made the catalog dirty is not lost.
+        registration.dirty = true;
+        if (!registration.removed) registration.recordFailure(error);
+        failures.push({ serverId: registration.id, error: asError(error) });
+      }
+    });
+    previousTurn = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  });
+  await Promise.all(runs);
+  return failures.sort((a, b) => (a.serverId < b.serverId ? -1 : 1));
+}

@@ -1,0 +1,167 @@
+/**
+ * The state of one registered server: its configuration, identity (generation) and
+ * removal signal, the live session and the remembered era verdict, the dirty flag, the
+ * locks that serialise connection set-up and catalog refreshes, the call gate and the
+ * observable status. Connection set-up lives here: callers racing after a crash share
+ * one new session.
+ */
+import type { ResolvedServerConfig } from './config.js';
+import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
+import { CallGate, Mutex } from './locks.js';
+import type { McpLogger } from './logger.js';
+import type { McpServerState, McpServerStatus } from './policy.js';
+import { redactSecrets } from './redaction.js';
+import type { McpSession} from './session.js';
+import { type EraVerdict, openSession, type ServerMeta } from './session.js';
+
+let nextGeneration = 1;
+
+export class ServerRegistration {
+  /** Unique among every registration this process made; a re-added server gets a new one. */
+  readonly generation = nextGeneration++;
+  private readonly removal = new AbortController();
+  readonly connectLock = new Mutex();
+  readonly refreshLock = new Mutex();
+  readonly gate = new CallGate();
+
+  session: McpSession | undefined;
+  /** Era verdict of the last successful session, reused to reconnect without probing. */
+  verdict: EraVerdict | undefined;
+  /** Whether the published catalog may be stale; a fresh registration starts dirty. */
+  dirty = true;
+  /** Incremented by each publication. */
+  revision = 0;
+  /** What the server last said about itself. */
+  meta: ServerMeta | undefined;
+  /** Whether a catalog has been published at least once. */
+  published = false;
+  state: McpServerState = 'disconnected';
+  lastError: string | undefined;
+  private lastStderr: string | undefined;
+  private lastSession: McpSession | undefined;
+
+  constructor(
+    readonly config: ResolvedServerConfig,
+    private readonly logger: McpLogger,
+  ) {}
+
+  get id(): string {
+    return this.config.id;
+  }
+
+  /** Aborts when the server is removed (or the provider closes). */
+  get signal(): AbortSignal {
+    return this.removal.signal;
+  }
+
+  get removed(): boolean {
+    return this.removal.signal.aborted;
+  }
+
+  /** The live session, or `undefined` when there is none or it has closed. */
+  liveSession(): McpSession | undefined {
+    return this.session !== undefined && !this.session.closed ? this.session : undefined;
+  }
+
+  /**
+   * Returns the live session, opening one if needed. Set-up is serialised: callers
+   * that race after a crash wait for the same attempt and share its session.
+   */
+  async ensureSession(signal: AbortSignal): Promise<McpSession> {
+    const live = this.liveSession();
+    if (live !== undefined) return live;
+    return this.connectLock.run(async () => {
+      const current = this.liveSession();
+      if (current !== undefined) return current;
+      if (this.removed) throw new McpServerRemovedError(this.id);
+      this.state = 'connecting';
+      const setup = AbortSignal.any([signal, this.signal, AbortSignal.timeout(this.config.timeouts.setupMs)]);
+      let session: McpSession;
+      try {
+        session = await openSession({
+          config: this.config,
+          logger: this.logger,
+          prior: this.verdict,
+          signal: setup,
+          onClose: () => this.onSessionClosed(),
+          onToolsChanged: () => {
+            this.dirty = true;
+          },
+        });
+      } catch (error) {
+        this.recordFailure(error);
+        this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
+        if (this.removed) throw new McpServerRemovedError(this.id);
+        throw error;
+      }
+      if (this.removed) {
+        await session.close();
+        throw new McpServerRemovedError(this.id);
+      }
+      this.session = session;
+      this.lastSession = session;
+      this.verdict = session.verdict();
+      // A new session may serve a different catalog: list again before the next use.
+      this.dirty = true;
+      this.logger.info(
+        { serverId: this.id, era: session.era, protocolVersion: session.protocolVersion },
+        'MCP server connected',
+      );
+      return session;
+    });
+  }
+
+  private onSessionClosed(): void {
+    const session = this.session;
+    if (session === undefined || !session.closed) return;
+    this.lastStderr = session.stderrText() ?? this.lastStderr;
+    this.dirty = true;
+    if (!this.removed) this.logger.warn({ serverId: this.id }, 'MCP server connection closed; it reconnects on next use');
+  }
+
+  /** Records a failure in the status: `authorization_required` or `failed`. */
+  recordFailure(error: unknown): void {
+    this.state = error instanceof McpAuthorizationRequired ? 'authorization_required' : 'failed';
+    this.lastError = redactSecrets(errorMessage(error), this.config);
+  }
+
+  /** Closes the live session but keeps the registration and its published tools. Returns whether one existed. */
+  async disconnect(): Promise<boolean> {
+    return this.connectLock.run(async () => {
+      const session = this.session;
+      this.session = undefined;
+      if (session === undefined) return false;
+      const existed = !session.closed;
+      this.lastStderr = session.stderrText() ?? this.lastStderr;
+      await session.close();
+      this.state = 'disconnected';
+      return existed;
+    });
+  }
+
+  /** Cancels everything in flight and closes the session. */
+  async remove(): Promise<void> {
+    this.removal.abort(new McpServerRemovedError(this.id));
+    const session = this.session;
+    this.session = undefined;
+    await session?.close();
+  }
+
+  /** The observable status. Never connects. */
+  status(toolCount: number): McpServerStatus {
+    const live = this.liveSession();
+    const state = this.state === 'ready' && live === undefined ? 'disconnected' : this.state;
+    const session = live ?? this.lastSession;
+    const stderr = live?.stderrText() ?? this.lastStderr;
+    return {
+      id: this.id,
+      state,
+      ...(session?.era === undefined || session.protocolVersion === undefined
+        ? {}
+        : { era: session.era, protocolVersion: session.protocolVersion }),
+      toolCount,
+      ...(this.lastError === undefined || state === 'ready' ? {} : { lastError: this.lastError }),
+      ...(stderr === undefined || stderr === '' ? {} : { stderrTail: redactSecrets(stderr, this.config) }),
+    };
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * The published catalog of a provider: every route (model-facing name → server, remote
+ * name, original MCP `Tool`, generation, revision), the stable name registry, and the
+ * snapshot of definitions and groups the host reads.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import type { ToolGroup } from '../core/group.js';
+import type { ToolDefinition } from '../core/tool.js';
+import { toolDefinition } from './catalog.js';
+import type { McpLogger } from './logger.js';
+import { NameBudgetError, ToolNameIndex } from './naming.js';
+import { McpCatalogError } from './catalog.js';
+import type { ServerRegistration } from './registration.js';
+import type { ServerMeta } from './session.js';
+
+/** Where a model-facing name leads. */
+export interface McpRoute {
+  /** Model-facing name. */
+  name: string;
+  serverId: string;
+  /** The tool's original name on its server. */
+  remoteName: string;
+  definition: ToolDefinition;
+  /** The original MCP tool: annotations, output schema and `_meta` included. */
+  tool: Tool;
+  /** Generation of the registration that published it. */
+  generation: number;
+  /** Catalog revision of that registration when it was published. */
+  revision: number;
+}
+
+/** Group id of a server: `mcp:<id>`. */
+export function groupId(prefix: string, serverId: string): string {
+  return `${prefix}:${serverId}`;
+}
+
+/** A server's group title, description and instructions, with the fallbacks of checklist item 54. */
+export function groupInfo(prefix: string, serverId: string, meta: ServerMeta | undefined): Omit<ToolGroup, 'members'> {
+  const title = meta?.title?.trim() || (meta?.name?.trim() !== serverId ? meta?.name?.trim() : undefined);
+  const description = meta?.description?.trim();
+  const instructions = meta?.instructions?.trim();
+  return {
+    id: groupId(prefix, serverId),
+    title: title || `MCP server \`${serverId}\``,
+    description: description || `Tools provided by MCP server \`${serverId}\`.`,
+    ...(instructions ? { instructions } : {}),
+  };
+}
+
+export class RouteTable {
+  private readonly routes = new Map<string, McpRoute>();
+  private readonly byServer = new Map<string, McpRoute[]>();
+  private readonly groupsByServer = new Map<string, ToolGroup>();
+  private readonly names = new ToolNameIndex();
+  private definitionsCache: ToolDefinition[] | undefined;
+  private groupsCache: ToolGroup[] | undefined;
+
+  constructor(
+    private readonly prefix: string,
+    private readonly logger: McpLogger,
+  ) {}
+
+  get(name: string): McpRoute | undefined {
+    return this.routes.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.routes.has(name);
+  }
+
+  /** Model-facing tools of one server. */
+  countFor(serverId: string): number {
+    return this.byServer.get(serverId)?.length ?? 0;
+  }
+
+  /**
+   * Replaces a server's routes with `tools`. Throws `McpCatalogError` (and changes
+   * nothing) when the server's name identities would exceed `limits.catalogItems`.
+   */
+  publish(registration: ServerRegistration, tools: Tool[], meta: ServerMeta | undefined): void {
+    const { config } = registration;
+    let assignment;
+    try {
+      assignment = this.names.assign(config.id, config.namePart, tools.map((tool) => tool.name), config.limits.catalogItems);
+    } catch (error) {
+      if (!(error instanceof NameBudgetError)) throw error;
+      throw new McpCatalogError(config.id, `MCP server "${config.id}": ${error.message} (limits.catalogItems).`, {
+        budget: 'catalogItems',
+      });
+    }
+    for (const remote of assignment.dropped) {
+      this.logger.warn({ serverId: config.id, tool: remote }, 'MCP tool dropped: no free model-facing name');
+    }
+    this.unpublishRoutes(config.id);
+    registration.revision++;
+    const routes: McpRoute[] = [];
+    for (const tool of tools) {
+      const name = assignment.names.get(tool.name);
+      if (name === undefined) continue;
+      const route: McpRoute = {
+        name,
+        serverId: config.id,
+        remoteName: tool.name,
+        definition: toolDefinition(name, config.id, tool),
+        tool,
+        generation: registration.generation,
+        revision: registration.revision,
+      };
+      routes.push(route);
+      this.routes.set(name, route);
+    }
+    routes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.byServer.set(config.id, routes);
+    this.groupsByServer.set(config.id, { ...groupInfo(this.prefix, config.id, meta), members: routes.map((route) => route.name) });
+    this.invalidate();
+  }
+
+  /** Removes a server's routes and releases its names (on removal). */
+  remove(serverId: string): void {
+    this.unpublishRoutes(serverId);
+    this.byServer.delete(serverId);
+    this.groupsByServer.delete(serverId);
+    this.names.release(serverId);
+    this.invalidate();
+  }
+
+  private unpublishRoutes(serverId: string): void {
+    for (const route of this.byServer.get(serverId) ?? []) this.routes.delete(route.name);
+  }
+
+  private invalidate(): void {
+    this.definitionsCache = undefined;
+    this.groupsCache = undefined;
+  }
+
+  /** Every published definition, by server id, then by name. */
+  definitions(): ToolDefinition[] {
+    this.definitionsCache ??= [...this.byServer.keys()]
+      .sort()
+      .flatMap((serverId) => this.byServer.get(serverId)!.map((route) => route.definition));
+    return this.definitionsCache;
+  }
+
+  /** One group per server with at least one route, by server id. */
+  groups(): ToolGroup[] {
+    this.groupsCache ??= [...this.groupsByServer.keys()]
+      .sort()
+      .map((serverId) => this.groupsByServer.get(serverId)!)
+      .filter((group) => group.members.length > 0);
+    return this.groupsCache;
+  }
+}

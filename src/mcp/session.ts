@@ -1,0 +1,217 @@
+/**
+ * One live connection to a server: a transport plus an SDK `Client`, opened with the
+ * configured lifecycle. `auto` probes `server/discover` (bounded), and on any failure
+ * that is not an authorization failure retries once on a fresh transport with the
+ * legacy `initialize` handshake. The era verdict is remembered by the caller, so a
+ * reconnect does not pay the probe again.
+ */
+import { Client, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
+import type { ResolvedServerConfig } from './config.js';
+import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
+import { isAuthorizationError, isTransientError } from './errors-sdk.js';
+import type { McpLogger } from './logger.js';
+import { childEnvironment } from './transport/env.js';
+import { createHttpTransport } from './transport/http.js';
+import { McpSpawnError, StdioTransport } from './transport/stdio.js';
+import { redactSecrets } from './redaction.js';
+import { retryTransient } from './retry.js';
+
+/** Identity of this host, sent to servers. */
+export const CLIENT_INFO = { name: 'mcp-fleet', version: '0.1.0', title: 'mcp-fleet MCP host' } as const;
+
+/** A remembered era verdict: reuse it to reconnect without probing. */
+export type EraVerdict = NonNullable<Parameters<Client['connect']>[1]>['prior'];
+
+/** What a server says about itself, from `server/discover` or `initialize`. Untrusted data. */
+export interface ServerMeta {
+  name?: string;
+  title?: string;
+  description?: string;
+  version?: string;
+  instructions?: string;
+}
+
+export interface OpenSessionOptions {
+  config: ResolvedServerConfig;
+  logger: McpLogger;
+  /** The verdict of an earlier session, if any. */
+  prior: EraVerdict | undefined;
+  /** Bounds the whole set-up; the caller combines its own signal with the set-up deadline. */
+  signal: AbortSignal;
+  capabilities?: ClientCapabilities;
+  /** Called once when the live session's connection closes (crash, drop, local close). */
+  onClose?: () => void;
+  /** Called for every `notifications/tools/list_changed` the server sends. */
+  onToolsChanged?: () => void;
+}
+
+/** Thrown when a session cannot be set up; names the server and keeps the cause. */
+export class McpConnectError extends McpFleetError {
+  constructor(serverId: string, message: string, cause?: unknown) {
+    super('connect_failed', message, { serverId, cause });
+  }
+}
+
+export class McpSession {
+  private isClosed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly client: Client,
+    readonly transport: Transport,
+    readonly serverId: string,
+  ) {}
+
+  get era(): 'modern' | 'legacy' {
+    return this.client.getProtocolEra() ?? 'legacy';
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion();
+  }
+
+  get capabilities(): ServerCapabilities {
+    return this.client.getServerCapabilities() ?? {};
+  }
+
+  get meta(): ServerMeta {
+    const info = this.client.getServerVersion();
+    const instructions = this.client.getInstructions() ?? this.client.getDiscoverResult()?.instructions;
+    return {
+      name: info?.name,
+      title: info?.title,
+      description: (info as { description?: string } | undefined)?.description,
+      version: info?.version,
+      instructions,
+    };
+  }
+
+  /** The verdict to reconnect with, skipping the probe. */
+  verdict(): EraVerdict {
+    const discover = this.client.getDiscoverResult();
+    return this.era === 'modern' && discover !== undefined ? { kind: 'modern', discover } : { kind: 'legacy' };
+  }
+
+  /** Whether the connection is gone (closed here, or by the server or the network). */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  markClosed(): void {
+    this.isClosed = true;
+  }
+
+  /** The last stderr output of a stdio server. */
+  stderrText(): string | undefined {
+    return this.transport instanceof StdioTransport ? this.transport.stderrText() : undefined;
+  }
+
+  close(): Promise<void> {
+    this.isClosed = true;
+    this.closing ??= (async () => {
+      await this.client.close().catch(() => {});
+      await this.transport.close().catch(() => {});
+    })();
+    return this.closing;
+  }
+}
+
+function newTransport(config: ResolvedServerConfig, logger: McpLogger): Transport {
+  const transport = config.transport;
+  if (transport.type === 'stdio') {
+    return new StdioTransport({
+      serverId: config.id,
+      command: transport.command,
+      args: transport.args,
+      env: childEnvironment(transport.env, transport.inheritEnv),
+      cwd: transport.cwd,
+      maxLineBytes: config.limits.messageBytes,
+      stderrBytes: config.limits.stderrBytes,
+      logger,
+      logStderr: transport.logStderr,
+    });
+  }
+  return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes });
+}
+
+type Negotiation = 'auto' | 'legacy' | 'pin';
+
+async function attempt(options: OpenSessionOptions, negotiation: Negotiation, prior: EraVerdict | undefined): Promise<McpSession> {
+  const { config, logger } = options;
+  const mode = negotiation === 'pin' ? ({ pin: '2026-07-28' } as const) : negotiation;
+  const client = new Client(CLIENT_INFO, {
+    capabilities: options.capabilities ?? {},
+    versionNegotiation: { mode, probe: { timeoutMs: config.timeouts.probeMs } },
+    // Pagination is walked by the catalog itself, page by page, under its own budgets.
+    listMaxPages: config.limits.catalogPages,
+  });
+  const transport = newTransport(config, logger);
+  const session = new McpSession(client, transport, config.id);
+  client.onclose = () => {
+    if (session.closed) return;
+    session.markClosed();
+    options.onClose?.();
+  };
+  client.onerror = (error) => logger.debug({ serverId: config.id, error: errorMessage(error) }, 'MCP transport reported an error');
+  if (options.onToolsChanged !== undefined) {
+    const onChanged = options.onToolsChanged;
+    client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());
+  }
+  const attemptSignal = AbortSignal.any([options.signal, AbortSignal.timeout(config.timeouts.connectAttemptMs)]);
+  try {
+    await client.connect(transport, { signal: attemptSignal, timeout: config.timeouts.connectAttemptMs, ...(prior ? { prior } : {}) });
+    return session;
+  } catch (error) {
+    session.markClosed();
+    await session.close();
+    const stderr = session.stderrText();
+    throw Object.assign(asConnectError(config, error, options.signal), { stderrTail: stderr });
+  }
+}
+
+function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal): Error {
+  if (error instanceof McpFleetError) return error;
+  if (isAuthorizationError(error)) return new McpAuthorizationRequired(config.id, undefined, error);
+  if (signal.aborted) {
+    return new McpConnectError(config.id, `MCP server "${config.id}" setup was cancelled or timed out (timeouts.setupMs).`, error);
+  }
+  return new McpConnectError(
+    config.id,
+    redactSecrets(`MCP server "${config.id}" could not be set up: ${errorMessage(error)}`, config),
+    error,
+  );
+}
+
+/**
+ * Opens a session with the server's lifecycle. Transient failures (HTTP 5xx, 429,
+ * connection refused) are retried after 250 ms and then 1 s, inside the set-up
+ * deadline. Throws `McpAuthorizationRequired` for authorization failures and
+ * `McpConnectError` for anything else.
+ */
+export async function openSession(options: OpenSessionOptions): Promise<McpSession> {
+  const { config, prior } = options;
+  const run = (negotiation: Negotiation, verdict: EraVerdict | undefined): Promise<McpSession> =>
+    retryTransient(() => attempt(options, negotiation, verdict), (error) => isTransientError((error as Error).cause), options.signal);
+  switch (config.lifecycle) {
+    case 'initialize':
+      return run('legacy', undefined);
+    case 'discover':
+      return run('pin', prior?.kind === 'modern' ? prior : undefined);
+    case 'auto': {
+      if (prior !== undefined) return run(prior.kind === 'modern' ? 'auto' : 'legacy', prior);
+      try {
+        return await run('auto', undefined);
+      } catch (error) {
+        // Neither an authorization failure nor a program that cannot start is a lifecycle problem.
+        const cause = (error as Error).cause;
+        if (error instanceof McpAuthorizationRequired || cause instanceof McpSpawnError || options.signal.aborted) throw error;
+        // A legacy server may exit on (or ignore) the probe: fresh transport, plain handshake.
+        options.logger.debug(
+          { serverId: config.id, error: errorMessage(error) },
+          'server/discover probe failed; retrying with the initialize handshake',
+        );
+        return run('legacy', undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The fetch every HTTP request of a server goes through: it never follows a redirect
+ * (not even same-origin; the error names the target so the URL can be fixed), and it
+ * bounds what a server can make the host buffer: a JSON body in total, an SSE stream
+ * per event (comments included). Errors never include the raw body.
+ */
+import type { FetchLike } from '@modelcontextprotocol/client';
+
+export interface BoundedFetchOptions {
+  serverId: string;
+  /** Largest JSON body and largest SSE event, in bytes. */
+  messageBytes: number;
+  /** The underlying fetch. Default: the global `fetch`. */
+  fetch?: FetchLike;
+}
+
+/** A server answered with a redirect, which is never followed. */
+export class McpRedirectError extends Error {
+  constructor(
+    readonly serverId: string,
+    readonly status: number,
+    readonly target: string | undefined,
+  ) {
+    super(
+      `MCP server "${serverId}" answered HTTP ${status} redirecting to ${target ?? 'an unnamed location'}; ` +
+        'redirects are never followed. If that is the intended server, configure its URL directly.',
+    );
+    this.name = 'McpRedirectError';
+  }
+}
+
+/** A response body or SSE event was larger than `limits.messageBytes`. */
+export class McpResponseTooLargeError extends Error {
+  constructor(
+    readonly serverId: string,
+    readonly limit: number,
+    what: string,
+  ) {
+    super(`MCP server "${serverId}" sent ${what} larger than the ${limit}-byte limit (limits.messageBytes).`);
+    this.name = 'McpResponseTooLargeError';
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Where a redirect points, without credentials, query or fragment. */
+function redirectTarget(url: string | URL, response: Response): string | undefined {
+  const location = response.headers.get('location');
+  if (location === null) return undefined;
+  try {
+    const target = new URL(location, url);
+    target.username = '';
+    target.password = '';
+    target.search = '';
+    target.hash = '';
+    return target.href;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON-RPC id of the request being sent, if the body is a single request. */
+function requestId(init: RequestInit | undefined): string | number | undefined {
+  if (typeof init?.body !== 'string') return undefined;
+  try {
+    const message = JSON.parse(init.body) as { id?: unknown; method?: unknown };
+    return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts a JSON body and errors the stream once it passes `limit` bytes. */
+function boundJson(body: ReadableStream<Uint8Array>, limit: number, error: () => Error): ReadableStream<Uint8Array> {
+  let total = 0;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > limit) controller.error(error());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+const CR = 13;
+const LF = 10;
+
+/**
+ * Counts the bytes of each SSE event (a blank line ends one; CR, LF and CRLF split
+ * across chunks are handled). On an oversized event the stream ends; when the stream
+ * answers a request, a JSON-RPC error for that request is emitted first, so the caller
+ * fails at once instead of waiting for its timeout.
+ */
+function boundSse(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  id: string | number | undefined,
+  error: () => Error,
+): ReadableStream<Uint8Array> {
+  let eventBytes = 0;
+  let lineBytes = 0;
+  let previousCr = false;
+  let done = false;
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        if (done) return;
+        // Where, in this chunk, the current event began (0: in an earlier chunk).
+        let eventStart = 0;
+        for (let i = 0; i < chunk.length; i++) {
+          const byte = chunk[i]!;
+          if (byte === LF && previousCr) {
+            previousCr = false;
+            continue;
+          }
+          previousCr = byte === CR;
+          if (byte === LF || byte === CR) {
+            if (lineBytes === 0) {
+              eventBytes = 0;
+              eventStart = i + 1;
+            }
+            lineBytes = 0;
+            continue;
+          }
+          lineBytes++;
+          eventBytes++;
+          if (eventBytes > limit) {
+            done = true;
+            // Complete events before this one are delivered; the blank line ends the truncated one.
+            if (eventStart > 0) controller.enqueue(chunk.subarray(0, eventStart));
+            const failure = error();
+            if (id !== undefined) {
+              const message = { jsonrpc: '2.0', id, error: { code: -32603, message: failure.message } };
+              controller.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`));
+              controller.terminate();
+            } else {
+              controller.error(failure);
+            }
+            return;
+          }
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+}
+
+/** A fetch that refuses redirects and bounds response bodies for one server. */
+export function boundedFetch(options: BoundedFetchOptions): FetchLike {
+  const base = options.fetch ?? fetch;
+  const { serverId, messageBytes } = options;
+  return async (url, init) => {
+    const response = await base(url, { ...init, redirect: 'manual' });
+    if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
+      await response.body?.cancel().catch(() => {});
+      throw new McpRedirectError(serverId, response.status, redirectTarget(url, response));
+    }
+    const body = response.body;
+    if (body === null) return response;
+    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
+    let bounded: ReadableStream<Uint8Array>;
+    if (contentType.includes('text/event-stream')) {
+      bounded = boundSse(body, messageBytes, requestId(init), () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event'));
+    } else {
+      const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+      if (Number.isFinite(declared) && declared > messageBytes) {
+        await body.cancel().catch(() => {});
+        throw new McpResponseTooLargeError(serverId, messageBytes, `an HTTP body of ${declared} bytes`);
+      }
+      bounded = boundJson(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'));
+    }
+    return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}

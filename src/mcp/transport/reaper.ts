@@ -1,0 +1,58 @@
+/**
+ * Makes sure no stdio server outlives the host. Each child runs in its own process
+ * group; while any group is alive, the host's exit (normal, or on SIGINT/SIGTERM)
+ * kills every live group with SIGKILL. On a signal the default behaviour is kept:
+ * when the application has no handler of its own, the signal is raised again.
+ */
+
+const liveGroups = new Set<number>();
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+let installed = false;
+
+/** Sends `signal` to a whole process group; false when the group is gone. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(process.platform === 'win32' ? pgid : -pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killAll(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  killAll();
+  uninstall();
+  // Our listener was the only one: restore the default action (terminate) by re-raising.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  process.on('exit', killAll);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
+}
+
+function uninstall(): void {
+  if (!installed) return;
+  installed = false;
+  process.off('exit', killAll);
+  for (const signal of SIGNALS) process.off(signal, onSignal);
+}
+
+/** Registers a live process group. */
+export function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  install();
+}
+
+/** Forgets a process group that has been terminated. */
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+  if (liveGroups.size === 0) uninstall();
+}

@@ -1,0 +1,252 @@
+/**
+ * The stdio transport: a local MCP server as a child process, in its own process
+ * group, with a clean environment, bounded linear-time line framing and stderr always
+ * drained. It implements the SDK's `Transport` contract, so the SDK `Client` drives
+ * the protocol over it; it exposes `pid` and `stderr` so the SDK treats it as stdio
+ * (a silent legacy server then falls back to `initialize` in place).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { PassThrough, type Readable } from 'node:stream';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
+import type { McpLogger } from '../logger.js';
+import { LineFramer, LineTooLongError } from './lines.js';
+import { signalGroup, trackGroup, untrackGroup } from './reaper.js';
+
+export interface StdioTransportOptions {
+  serverId: string;
+  command: string;
+  args: string[];
+  /** The complete child environment (see `childEnvironment`). */
+  env: Record<string, string>;
+  cwd: string | undefined;
+  /** Longest accepted stdout line. */
+  maxLineBytes: number;
+  /** How much stderr to keep. */
+  stderrBytes: number;
+  /** How long to wait for the server to exit after stdin closes, before SIGTERM. Default 2,000 ms. */
+  closeGraceMs?: number;
+  logger: McpLogger;
+  logStderr: boolean;
+}
+
+/** Thrown (and reported) when a server writes a line over the byte limit. */
+export class McpMessageTooLargeError extends Error {
+  constructor(serverId: string, limit: number, where: string) {
+    super(
+      `MCP server "${serverId}" sent ${where} larger than the ${limit}-byte limit (limits.messageBytes); the session was closed.`,
+    );
+    this.name = 'McpMessageTooLargeError';
+  }
+}
+
+/** The server's program could not be started (missing command, bad working directory, no permission). */
+export class McpSpawnError extends Error {
+  constructor(serverId: string, command: string, cause: Error) {
+    super(`Could not start MCP server "${serverId}" (${command}): ${cause.message}`, { cause });
+    this.name = 'McpSpawnError';
+  }
+}
+
+/** Keeps the last `capacity` bytes written to it. */
+export class TailBuffer {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  write(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    while (this.bytes > this.capacity && this.chunks.length > 1) this.bytes -= this.chunks.shift()!.length;
+    if (this.bytes > this.capacity) {
+      const only = this.chunks[0]!;
+      this.chunks[0] = only.subarray(only.length - this.capacity);
+      this.bytes = this.capacity;
+    }
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+const TERM_WAIT_MS = 500;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly stderrTail: TailBuffer;
+  private readonly stderrStream = new PassThrough();
+  private exited: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private closedFired = false;
+  private readonly framer: LineFramer;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    this.stderrTail = new TailBuffer(options.stderrBytes);
+    this.framer = new LineFramer(options.maxLineBytes, (line) => this.handleLine(line));
+    // Nobody may read it, so it must never hold data back.
+    this.stderrStream.resume();
+  }
+
+  /** The child's process id once started (the SDK recognises stdio transports by `pid` and `stderr`). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The child's stderr, mirrored; it is drained whether or not anyone reads it. */
+  get stderr(): Readable {
+    return this.stderrStream;
+  }
+
+  /** The last bytes the server wrote to stderr. */
+  stderrText(): string {
+    return this.stderrTail.text();
+  }
+
+  start(): Promise<void> {
+    if (this.child !== undefined) throw new Error('StdioTransport already started');
+    const { command, args, env, cwd } = this.options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
+        // Its own process group, so closing the session can terminate every descendant.
+        detached: process.platform !== 'win32',
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once('exit', () => done()));
+      child.once('error', (error) => {
+        reject(new McpSpawnError(this.options.serverId, command, error));
+        this.fireClose();
+      });
+      child.once('spawn', () => {
+        if (child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.once('exit', () => {
+        // A server that died on its own leaves no descendants behind (a closing session terminates them itself).
+        if (this.closing === undefined && child.pid !== undefined) {
+          signalGroup(child.pid, 'SIGKILL');
+          untrackGroup(child.pid);
+        }
+      });
+      child.once('close', () => this.fireClose());
+      child.stdout.on('data', (chunk: Buffer) => this.handleStdout(chunk));
+      child.stderr.on('data', (chunk: Buffer) => {
+        this.stderrTail.write(chunk);
+        this.stderrStream.write(chunk);
+        if (this.options.logStderr) {
+          this.options.logger.debug({ serverId: this.options.serverId, stream: 'stderr' }, chunk.toString('utf8').trimEnd());
+        }
+      });
+      child.stdin.on('error', (error) => this.onerror?.(error));
+    });
+  }
+
+  private handleStdout(chunk: Buffer): void {
+    try {
+      this.framer.push(chunk);
+    } catch (error) {
+      if (!(error instanceof LineTooLongError)) throw error;
+      this.child?.stdout?.removeAllListeners('data');
+      this.child?.stdout?.resume();
+      this.onerror?.(new McpMessageTooLargeError(this.options.serverId, error.limit, 'a stdio line'));
+      void this.close();
+    }
+  }
+
+  private handleLine(line: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // Servers and their libraries sometimes print to stdout; such noise is skipped.
+      this.options.logger.debug({ serverId: this.options.serverId }, 'skipped a non-JSON stdout line');
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch (error) {
+      this.onerror?.(new Error(`MCP server "${this.options.serverId}" sent a message that is not JSON-RPC`, { cause: error }));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin === null || stdin.destroyed || !stdin.writable || this.closing !== undefined) {
+      throw new Error(`MCP server "${this.options.serverId}" is not connected`);
+    }
+    const flushed = stdin.write(`${JSON.stringify(message)}\n`);
+    if (!flushed) {
+      await new Promise<void>((resolve, reject) => {
+        const cleanup = (): void => {
+          stdin.off('drain', onDrain);
+          stdin.off('close', onClose);
+        };
+        const onDrain = (): void => {
+          cleanup();
+          resolve();
+        };
+        const onClose = (): void => {
+          cleanup();
+          reject(new Error(`MCP server "${this.options.serverId}" closed its input`));
+        };
+        stdin.once('drain', onDrain);
+        stdin.once('close', onClose);
+      });
+    }
+  }
+
+  /**
+   * Ends the session: close stdin, give the server the grace period to exit, then
+   * SIGTERM and finally SIGKILL its whole process group.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.terminate();
+    return this.closing;
+  }
+
+  private async terminate(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.pid === undefined) {
+      this.fireClose();
+      return;
+    }
+    const pgid = child.pid;
+    const exited = this.exited!;
+    const grace = this.options.closeGraceMs ?? 2_000;
+    child.stdin?.end();
+    await Promise.race([exited, delay(grace)]);
+    // The server (or a descendant) is still there: SIGTERM the group, then SIGKILL what is left.
+    if (signalGroup(pgid, 0)) {
+      signalGroup(pgid, 'SIGTERM');
+      for (let waited = 0; waited < TERM_WAIT_MS && signalGroup(pgid, 0); waited += 25) await delay(25);
+      signalGroup(pgid, 'SIGKILL');
+    }
+    await exited;
+    untrackGroup(pgid);
+    this.fireClose();
+  }
+
+  private fireClose(): void {
+    if (this.closedFired) return;
+    this.closedFired = true;
+    this.stderrStream.end();
+    this.onclose?.();
+  }
+}
