@@ -24,7 +24,7 @@ export {
 } from './core/discovery.js';
 
 // MCP host layer
-export { McpToolProvider, type McpOperationOptions, type McpToolProviderOptions } from './mcp/provider.js';
+export { McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';
 export type {
   McpHttpTransportConfig,
   McpServerConfig,

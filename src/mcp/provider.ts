@@ -3,6 +3,7 @@
  * registrations (one per server), the route table (published catalog) and the call
  * path. Register it with `new ToolHost({ providers: [provider] })`.
  */
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
@@ -28,6 +29,15 @@ export interface McpToolProviderOptions {
   servers?: McpServerConfig[];
   /** Where mcp-fleet logs (pino and `console` both fit). Default: silent. */
   logger?: McpLogger;
+}
+
+/** Where a model-facing MCP tool comes from. */
+export interface McpToolOrigin {
+  serverId: string;
+  /** The tool's name on its server. */
+  remoteName: string;
+  /** The MCP tool as the server listed it (annotations, output schema, `_meta`). */
+  tool: Tool;
 }
 
 export interface McpOperationOptions {
@@ -154,6 +164,17 @@ export class McpToolProvider implements ToolProvider {
 
   has(name: string): boolean {
     return this.table.has(name.toLowerCase());
+  }
+
+  /** Where a model-facing tool comes from: its server, its original name and the original MCP tool. */
+  toolOrigin(name: string): McpToolOrigin | undefined {
+    const route = this.table.get(name.toLowerCase());
+    return route === undefined ? undefined : { serverId: route.serverId, remoteName: route.remoteName, tool: route.tool };
+  }
+
+  /** The model-facing name of a server's tool, if it is published. */
+  toolName(serverId: string, remoteName: string): string | undefined {
+    return this.table.nameOf(serverId, remoteName);
   }
 
   /** Calls a tool by its model-facing name. Failures the model should read come back with `isError: true`. */

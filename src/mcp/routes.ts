@@ -68,6 +68,11 @@ export class RouteTable {
     return this.routes.has(name);
   }
 
+  /** The model-facing name of a server's published tool. */
+  nameOf(serverId: string, remoteName: string): string | undefined {
+    return this.byServer.get(serverId)?.find((route) => route.remoteName === remoteName)?.name;
+  }
+
   /** Model-facing tools of one server. */
   countFor(serverId: string): number {
     return this.byServer.get(serverId)?.length ?? 0;

@@ -1,0 +1,48 @@
+/** Shared test helpers: fixture paths, server configs and what fixture servers observed. */
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { McpServerConfig } from '../src/index.js';
+
+export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/** Absolute path of a fixture file. */
+export function fixture(file: string): string {
+  return join(FIXTURES, file);
+}
+
+/** A fresh file for a fixture's observation log (pass it as FIXTURE_LOG). */
+export function observationLog(): string {
+  return join(mkdtempSync(join(tmpdir(), 'mcp-fleet-test-')), 'observed.jsonl');
+}
+
+export interface Observation {
+  event: string;
+  pid: number;
+  method?: string;
+  tool?: string;
+  [key: string]: unknown;
+}
+
+/** What the fixture servers wrote to `log`. */
+export function observed(log: string): Observation[] {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Observation);
+}
+
+/** A stdio server config running a fixture with the current Node.js. */
+export function stdioFixture(
+  id: string,
+  file: string,
+  options: { args?: string[]; env?: Record<string, string>; config?: Partial<McpServerConfig> } = {},
+): McpServerConfig {
+  return {
+    id,
+    transport: { type: 'stdio', command: process.execPath, args: [fixture(file), ...(options.args ?? [])], env: options.env ?? {} },
+    ...options.config,
+  };
+}
