@@ -46,3 +46,39 @@ export function stdioFixture(
     ...options.config,
   };
 }
+
+/** A fixture server process serving Streamable HTTP on 127.0.0.1; it prints `{"url": ...}` when ready. */
+export interface HttpFixture {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts `node <fixture> --http ...args` and waits for its URL. */
+export async function startHttpFixture(
+  file: string,
+  options: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<HttpFixture> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [fixture(file), '--http', ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const newline = buffer.indexOf('\n');
+      if (newline !== -1) resolve((JSON.parse(buffer.slice(0, newline)) as { url: string }).url);
+    });
+    child.once('exit', (code) => reject(new Error(`HTTP fixture ${file} exited with ${code}`)));
+  });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
