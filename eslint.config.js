@@ -1,10 +1,16 @@
-// Lint configuration: the recommended rules of ESLint and typescript-eslint (type-aware),
-// run with --max-warnings 0 so a warning fails the build like an error.
+// Lint configuration: the recommended rules of ESLint and typescript-eslint (type-aware
+// for TypeScript), run with --max-warnings 0 so a warning fails the build like an error.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const nodeGlobals = Object.fromEntries(
+  ['process', 'console', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Buffer', 'URL', 'AbortController', 'AbortSignal', 'TextEncoder', 'TextDecoder', 'fetch', 'Response', 'Request', 'Headers'].map(
+    (name) => [name, 'readonly'],
+  ),
+);
+
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'scratch/', '.conformance/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -19,10 +25,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript: test fixture servers and this file. Linted without type information.
     files: ['**/*.mjs', '**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly' },
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: nodeGlobals,
     },
   },
 );

@@ -63,14 +63,14 @@ export interface ScenarioResult {
 }
 
 /** One way of calling the tool. */
-interface Side {
+export interface Side {
   setupMs: number;
   protocolVersion: string | undefined;
   call(): Promise<void>;
 }
 
 /** Closers registered before set-up starts, so a failed set-up still leaves no child behind. */
-type Closers = (() => Promise<void>)[];
+export type Closers = (() => Promise<void>)[];
 
 const FIXTURE = fileURLToPath(new URL('../test/fixtures/v2-server.mjs', import.meta.url));
 const SERVER_ID = 'bench';
@@ -90,12 +90,12 @@ function fixtureEnv(): Record<string, string> {
 }
 
 /** A shared Streamable HTTP fixture: one process, one URL for both sides. */
-interface HttpFixture {
+export interface HttpFixture {
   url: string;
   close(): Promise<void>;
 }
 
-async function startHttpFixture(): Promise<HttpFixture> {
+export async function startHttpFixture(): Promise<HttpFixture> {
   const child: ChildProcess = spawn(process.execPath, [FIXTURE, '--http'], { env: fixtureEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout! });
@@ -124,11 +124,11 @@ function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** The raw SDK, used as a plain application would: connect, `listTools()`, then `callTool()`. */
-async function rawSide(options: ScenarioOptions, url: string | undefined, closers: Closers): Promise<Side> {
+/** The raw SDK, used as a plain application would: connect, `listTools()`, then `callTool()`. `url` selects HTTP. */
+export async function rawSide(era: Era, url: string | undefined, closers: Closers): Promise<Side> {
   const client = new Client(
     { name: 'bench-raw', version: '0.0.0' },
-    { versionNegotiation: { mode: options.era === 'modern' ? { pin: ERA_VERSION.modern } : 'legacy' } },
+    { versionNegotiation: { mode: era === 'modern' ? { pin: ERA_VERSION.modern } : 'legacy' } },
   );
   const transport: Transport =
     url === undefined
@@ -152,11 +152,11 @@ async function rawSide(options: ScenarioOptions, url: string | undefined, closer
 }
 
 /** mcp-fleet as an agent runtime uses it: a `ToolHost` over an `McpToolProvider`. */
-async function fleetSide(options: ScenarioOptions, url: string | undefined, closers: Closers): Promise<Side> {
+export async function fleetSide(era: Era, url: string | undefined, closers: Closers): Promise<Side> {
   const server: McpServerConfig = {
     id: SERVER_ID,
     transport: url === undefined ? { type: 'stdio', command: process.execPath, args: [FIXTURE], env: fixtureEnv() } : { type: 'http', url },
-    lifecycle: options.era === 'modern' ? 'discover' : 'initialize',
+    lifecycle: era === 'modern' ? 'discover' : 'initialize',
     required: true,
   };
   const provider = new McpToolProvider({ servers: [server] });
@@ -216,8 +216,8 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
   const closers: Closers = [];
   try {
     // Set up one after the other: a concurrent start would make each side's setup time meaningless.
-    const fleet = await fleetSide(options, http?.url, closers);
-    const raw = await rawSide(options, http?.url, closers);
+    const fleet = await fleetSide(options.era, http?.url, closers);
+    const raw = await rawSide(options.era, http?.url, closers);
     const expected = ERA_VERSION[options.era];
     for (const [label, side] of [['mcp-fleet', fleet], ['raw SDK', raw]] as const) {
       if (side.protocolVersion !== expected) {
