@@ -35,8 +35,14 @@ export interface ToolOutput<T = unknown> {
 
 /** Options accepted by every tool call. */
 export interface ToolCallOptions {
-  /** Cancels the call; an MCP call is cancelled on the wire too. */
+  /** Cancels the call (it rejects with the signal's reason); an MCP call is cancelled on the wire too. */
   signal?: AbortSignal;
+  /**
+   * A deadline for this call, in milliseconds. An MCP call uses the smaller of this and
+   * its server's `timeouts.callMs`. Unlike `signal`, expiry is a tool-level timeout result
+   * the model can read. Default: none.
+   */
+  timeoutMs?: number;
 }
 
 /** Metadata a static tool may declare to join a capability group. */

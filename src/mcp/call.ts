@@ -6,8 +6,9 @@
  * rejects. A call is never replayed after a transport failure.
  */
 import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
+import { McpCatalogError } from './catalog.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
-import { isAuthorizationError, isDisconnectError, isTimeoutError } from './errors-sdk.js';
+import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
 import { jsonEqual } from './presentation.js';
 import { refreshServers } from './refresh.js';
 import type { ServerRegistration } from './registration.js';
@@ -67,13 +68,17 @@ export async function callTool(context: CallContext, name: string, args: unknown
   }
   const { timeouts } = registration.config;
   const callerSignal = options.signal;
-  const deadline = AbortSignal.timeout(timeouts.callMs);
+  const deadlineMs = Math.min(timeouts.callMs, options.timeoutMs ?? Number.POSITIVE_INFINITY);
+  const deadline = AbortSignal.timeout(Math.max(1, deadlineMs));
   const signal = AbortSignal.any([...(callerSignal ? [callerSignal] : []), registration.signal, deadline]);
   let dispatched = false;
   try {
+    // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
+    await registration.ensureSession(signal);
     if (registration.dirty) {
       const [failure] = await refreshServers([registration], context.table, { force: false, signal });
-      if (failure !== undefined) throw failure.error;
+      // A catalog that broke a budget leaves the last snapshot published, and usable.
+      if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
       const problem = staleRouteProblem(context, captured);
       if (problem !== undefined) return callError(serverId, remoteName, 'catalog_changed', problem);
     }
@@ -90,24 +95,38 @@ export async function callTool(context: CallContext, name: string, args: unknown
         );
       }
       dispatched = true;
-      const result = (await session.client.callTool(
-        { name: remoteName, arguments: args as Record<string, unknown> },
-        {
-          signal,
-          timeout: timeouts.requestMs,
-          // Server progress resets the per-request timeout (never the logical-call deadline).
-          resetTimeoutOnProgress: true,
-          onprogress: () => {},
-          toolDefinition: captured.tool,
-        },
-      ));
+      const result = await session.track(() =>
+        session.client.callTool(
+          { name: remoteName, arguments: args as Record<string, unknown> },
+          {
+            signal,
+            timeout: timeouts.requestMs,
+            // Server progress resets the per-request timeout (never the logical-call deadline).
+            resetTimeoutOnProgress: true,
+            onprogress: () => {},
+            toolDefinition: captured.tool,
+          },
+        ),
+      );
       return callOutput(serverId, remoteName, result, registration.config.limits);
+    } catch (error) {
+      if (isSessionExpired(error, session.transport.sessionId)) {
+        // The server lost the session before running the call: set up a new one next time, but do not replay.
+        registration.expire(session);
+        return callError(
+          serverId,
+          remoteName,
+          'server_disconnected',
+          `MCP server "${serverId}" no longer knew this session (HTTP 404), so the call did not run. A new session is opened on the next call; call the tool again.`,
+        );
+      }
+      throw error;
     } finally {
       release();
     }
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    return failureOutput(registration, captured, error, { deadline, dispatched });
+    return failureOutput(registration, captured, error, { deadline, deadlineMs, dispatched });
   }
 }
 
@@ -115,7 +134,7 @@ function failureOutput(
   registration: ServerRegistration,
   route: McpRoute,
   error: unknown,
-  state: { deadline: AbortSignal; dispatched: boolean },
+  state: { deadline: AbortSignal; deadlineMs: number; dispatched: boolean },
 ): ToolOutput {
   const { serverId, remoteName } = route;
   if (registration.removed || error instanceof McpServerRemovedError) {
@@ -132,7 +151,9 @@ function failureOutput(
       serverId,
       remoteName,
       'timeout',
-      `MCP tool "${remoteName}" on server "${serverId}" did not finish within ${registration.config.timeouts.callMs} ms (timeouts.callMs).`,
+      `MCP tool "${remoteName}" on server "${serverId}" did not finish within ${state.deadlineMs} ms (${
+        state.deadlineMs < registration.config.timeouts.callMs ? 'the call\'s timeoutMs' : 'timeouts.callMs'
+      }).`,
     );
   }
   if (isTimeoutError(error)) {

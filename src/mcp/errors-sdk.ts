@@ -55,3 +55,11 @@ export function isTimeoutError(error: unknown): boolean {
 export function isProtocolError(error: unknown): error is ProtocolError {
   return ProtocolError.isInstance(error);
 }
+
+/**
+ * Whether a legacy Streamable HTTP server forgot the session (HTTP 404 on a request that
+ * carried a session id). The SDK keeps the stale id; the host must initialise again.
+ */
+export function isSessionExpired(error: unknown, sessionId: string | undefined): boolean {
+  return sessionId !== undefined && SdkHttpError.isInstance(error) && error.status === 404;
+}

@@ -8,6 +8,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { checkServerMeta, listAllTools, McpCatalogError, publishableTools } from './catalog.js';
 import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } from './errors.js';
+import { isSessionExpired } from './errors-sdk.js';
 import type { ServerRegistration } from './registration.js';
 import type { RouteTable } from './routes.js';
 import type { McpSession, ServerMeta } from './session.js';
@@ -19,15 +20,32 @@ interface FetchedCatalog {
 }
 
 async function fetchCatalog(registration: ServerRegistration, signal: AbortSignal): Promise<FetchedCatalog> {
+  try {
+    return await fetchCatalogOnce(registration, signal);
+  } catch (error) {
+    const session = (error as { session?: McpSession }).session;
+    if (session === undefined || !isSessionExpired(error, session.transport.sessionId)) throw error;
+    // A legacy HTTP server forgot the session: initialise once more, then list again.
+    registration.expire(session);
+    return fetchCatalogOnce(registration, signal);
+  }
+}
+
+async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortSignal): Promise<FetchedCatalog> {
   const { config } = registration;
   const session = await registration.ensureSession(signal);
+  // Cleared once the session is in place (a new session marks the catalog dirty); a change
+  // notified while listing sets it again and is not lost.
+  registration.dirty = false;
   const listSignal = AbortSignal.any([signal, registration.signal, AbortSignal.timeout(config.timeouts.listMs)]);
   let tools: Tool[];
   try {
     tools = await listAllTools(session, config, listSignal);
   } catch (error) {
+    if (isSessionExpired(error, session.transport.sessionId)) throw Object.assign(error as Error, { session });
     if (error instanceof McpFleetError || !listSignal.aborted || signal.aborted || registration.removed) throw error;
-    throw new McpCatalogError(config.id, `MCP server "${config.id}" did not finish tools/list within ${config.timeouts.listMs} ms (timeouts.listMs).`, {
+    throw new McpFleetError('list_timeout', `MCP server "${config.id}" did not finish tools/list within ${config.timeouts.listMs} ms (timeouts.listMs).`, {
+      serverId: config.id,
       cause: error,
     });
   }
@@ -73,14 +91,15 @@ export async function refreshServers(
     const waitTurn = previousTurn;
     const run = registration.refreshLock.run(async () => {
       if (!options.force && !registration.dirty) return;
-      registration.dirty = false;
       try {
         const fetched = await fetchCatalog(registration, options.signal);
         await waitTurn;
         commit(registration, table, fetched);
       } catch (error) {
-        // The change that made the catalog dirty is not lost.
-        registration.dirty = true;
+        // A failed or cancelled refresh keeps the catalog dirty, so the change is not lost. A
+        // catalog that was listed but breaks a budget stays as it is until the server changes
+        // it (and notifies) or the application refreshes: listing it again would not help.
+        registration.dirty = !(error instanceof McpCatalogError);
         if (!registration.removed) registration.recordFailure(error);
         failures.push({ serverId: registration.id, error: asError(error) });
       }

@@ -101,6 +101,9 @@ export class ServerRegistration {
       this.session = session;
       this.lastSession = session;
       this.verdict = session.verdict();
+      session.watchToolChanges(() => {
+        this.dirty = true;
+      }, this.logger);
       // A new session may serve a different catalog: list again before the next use.
       this.dirty = true;
       this.logger.info(
@@ -125,18 +128,31 @@ export class ServerRegistration {
     this.lastError = redactSecrets(errorMessage(error), this.config);
   }
 
-  /** Closes the live session but keeps the registration and its published tools. Returns whether one existed. */
+  /**
+   * Retires the live session but keeps the registration and its published tools: calls
+   * already sent may finish, nothing new starts on it, and the next use reconnects.
+   * Holds the connect lock, so a set-up in flight cannot install a session meanwhile.
+   * Returns whether a live session existed.
+   */
   async disconnect(): Promise<boolean> {
-    return this.connectLock.run(async () => {
+    return this.connectLock.run(() => {
       const session = this.session;
       this.session = undefined;
-      if (session === undefined) return false;
+      if (session === undefined) return Promise.resolve(false);
       const existed = !session.closed;
       this.lastStderr = session.stderrText() ?? this.lastStderr;
-      await session.close();
+      session.retire();
       this.state = 'disconnected';
-      return existed;
+      return Promise.resolve(existed);
     });
+  }
+
+  /** Forgets a session the server no longer knows (a legacy HTTP session answered 404), so the next use reconnects. */
+  expire(session: McpSession): void {
+    if (this.session !== session) return;
+    this.session = undefined;
+    this.dirty = true;
+    session.retire();
   }
 
   /** Cancels everything in flight and closes the session. */

@@ -15,6 +15,7 @@ import { createHttpTransport } from './transport/http.js';
 import { McpSpawnError, StdioTransport } from './transport/stdio.js';
 import { redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
+import { ToolChangePump } from './subscription.js';
 
 /** Identity of this host, sent to servers. */
 export const CLIENT_INFO = { name: 'mcp-fleet', version: '0.1.0', title: 'mcp-fleet MCP host' } as const;
@@ -54,7 +55,10 @@ export class McpConnectError extends McpFleetError {
 
 export class McpSession {
   private isClosed = false;
+  private retired = false;
+  private inflight = 0;
   private closing: Promise<void> | undefined;
+  private pump: ToolChangePump | undefined;
 
   constructor(
     readonly client: Client,
@@ -92,13 +96,44 @@ export class McpSession {
     return this.era === 'modern' && discover !== undefined ? { kind: 'modern', discover } : { kind: 'legacy' };
   }
 
-  /** Whether the connection is gone (closed here, or by the server or the network). */
+  /** Whether the session may no longer be used: closed here, by the server or the network, or retired. */
   get closed(): boolean {
-    return this.isClosed;
+    return this.isClosed || this.retired;
   }
 
   markClosed(): void {
     this.isClosed = true;
+  }
+
+  /**
+   * Keeps the catalog fresh on a `2026-07-28` session whose server advertises
+   * `tools.listChanged`: opens a `subscriptions/listen` stream and reopens it when it
+   * ends; `onGap` runs whenever changes may have been missed.
+   */
+  watchToolChanges(onGap: () => void, logger: McpLogger): void {
+    if (this.era !== 'modern' || this.capabilities.tools?.listChanged !== true || this.pump !== undefined) return;
+    this.pump = new ToolChangePump(this, onGap, logger);
+    this.pump.start();
+  }
+
+  /** Runs `operation` as in-flight work: a retired session closes only once its in-flight work is done. */
+  async track<T>(operation: () => Promise<T>): Promise<T> {
+    this.inflight++;
+    try {
+      return await operation();
+    } finally {
+      this.inflight--;
+      if (this.retired && this.inflight === 0) void this.close();
+    }
+  }
+
+  /**
+   * Retires the session: nothing new starts on it, work already sent may finish, and
+   * it closes when the last of that work ends.
+   */
+  retire(): void {
+    this.retired = true;
+    if (this.inflight === 0) void this.close();
   }
 
   /** The last stderr output of a stdio server. */
@@ -108,6 +143,7 @@ export class McpSession {
 
   close(): Promise<void> {
     this.isClosed = true;
+    this.pump?.stop();
     this.closing ??= (async () => {
       await this.client.close().catch(() => {});
       await this.transport.close().catch(() => {});

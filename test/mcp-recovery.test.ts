@@ -1,0 +1,123 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpToolProvider, type McpServerConfig } from '../src/index.js';
+import { observationLog, observed, stdioFixture } from './helpers.js';
+
+const providers: McpToolProvider[] = [];
+afterEach(async () => {
+  await Promise.all(providers.splice(0).map((provider) => provider.close()));
+});
+
+function catalogServer(id: string, tools: object[], log: string, config: Partial<McpServerConfig> = {}): McpServerConfig {
+  return stdioFixture(id, 'catalog-server.mjs', { env: { FIXTURE_TOOLS: JSON.stringify(tools), FIXTURE_LOG: log }, config });
+}
+
+async function started(config: McpServerConfig): Promise<McpToolProvider> {
+  const provider = new McpToolProvider({ servers: [config] });
+  providers.push(provider);
+  await provider.init();
+  return provider;
+}
+
+const starts = (log: string) => observed(log).filter((entry) => entry.event === 'start');
+const callStarts = (log: string, tool: string) => observed(log).filter((entry) => entry.event === 'call-start' && entry.tool === tool);
+
+async function killServer(provider: McpToolProvider, log: string): Promise<void> {
+  process.kill(starts(log).at(-1)!.pid, 'SIGKILL');
+  await vi.waitFor(() => expect(provider.serverStatuses()[0]!.state).toBe('disconnected'));
+}
+
+describe('reconnection', () => {
+  it('reconnects a killed stdio server on the next call, which succeeds', async () => {
+    const log = observationLog();
+    const provider = await started(catalogServer('s', [{ name: 'echo' }], log));
+    await killServer(provider, log);
+    const result = await provider.call('mcp_s_echo', { n: 1 });
+    expect(result.isError).toBe(false);
+    expect(starts(log)).toHaveLength(2);
+    expect(provider.serverStatuses()[0]!.state).toBe('ready');
+  });
+
+  it('starts exactly one new process for 20 concurrent calls after a crash', async () => {
+    const log = observationLog();
+    const provider = await started(catalogServer('s', [{ name: 'echo' }], log, { concurrency: 'parallel' }));
+    await killServer(provider, log);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => provider.call('mcp_s_echo', { n })));
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(starts(log)).toHaveLength(2);
+    expect(callStarts(log, 'echo')).toHaveLength(20);
+    // One tools/list per session: the initial one and the one after the reconnect.
+    expect(observed(log).filter((entry) => entry.method === 'tools/list')).toHaveLength(2);
+  });
+
+  it('never replays a call whose server crashed under it, and says so', async () => {
+    const log = observationLog();
+    const provider = await started(catalogServer('s', [{ name: 'boom', _fixture: { crash: true } }, { name: 'echo' }], log));
+    const crashed = await provider.call('mcp_s_boom', {});
+    expect(crashed.isError).toBe(true);
+    expect(crashed.output).toMatchObject({ error: { code: 'server_disconnected' } });
+    expect(JSON.stringify(crashed.modelOutput)).toContain('not retried');
+    expect(callStarts(log, 'boom')).toHaveLength(1);
+    expect((await provider.call('mcp_s_echo', {})).isError).toBe(false);
+    expect(callStarts(log, 'boom')).toHaveLength(1);
+    expect(starts(log)).toHaveLength(2);
+  });
+});
+
+describe('disconnectServer', () => {
+  it('lets a call already sent finish, fails a queued one, and reconnects on the next call', async () => {
+    const log = observationLog();
+    const gate = join(dirname(log), 'release-slow');
+    const provider = await started(
+      catalogServer('s', [{ name: 'slow', _fixture: { gate } }, { name: 'echo' }], log, { concurrency: 'serial' }),
+    );
+    const running = provider.call('mcp_s_slow', {});
+    await vi.waitFor(() => expect(callStarts(log, 'slow')).toHaveLength(1));
+    // Serial: this one waits behind the slow call.
+    const queued = provider.call('mcp_s_echo', {});
+    expect(await provider.disconnectServer('s')).toBe(true);
+    expect(await provider.disconnectServer('s')).toBe(false);
+    writeFileSync(gate, '');
+    expect((await running).isError).toBe(false);
+    const queuedResult = await queued;
+    expect(queuedResult).toMatchObject({ isError: true, output: { error: { code: 'server_disconnected' } } });
+    expect(callStarts(log, 'echo')).toHaveLength(0);
+    // The registration and its tools stay; the next call opens a new session.
+    expect(provider.definitions().map((definition) => definition.name)).toEqual(['mcp_s_echo', 'mcp_s_slow']);
+    expect((await provider.call('mcp_s_echo', {})).isError).toBe(false);
+    expect(starts(log)).toHaveLength(2);
+  });
+
+  it('names an unknown server id in a clear error', async () => {
+    const provider = await started(catalogServer('s', [{ name: 'echo' }], observationLog()));
+    await expect(provider.disconnectServer('nope')).rejects.toThrow(/No MCP server is registered with id "nope"/);
+  });
+});
+
+describe('a 2025-era HTTP session the server forgot (404)', () => {
+  it('is re-initialised on the next use, without replaying the call that met the 404', async () => {
+    const { startHttpFixture } = await import('./helpers.js');
+    const log = observationLog();
+    const server = await startHttpFixture('legacy-http-server.mjs', { env: { FIXTURE_LOG: log } });
+    try {
+      const provider = await started({ id: 'old', transport: { type: 'http', url: server.url } });
+      await fetch(new URL('/admin/forget', server.url), { method: 'POST' });
+      const lost = await provider.call('mcp_old_echo', { text: 'first' });
+      expect(lost).toMatchObject({ isError: true, output: { error: { code: 'server_disconnected' } } });
+      expect(JSON.stringify(lost.modelOutput)).toContain('did not run');
+      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(0);
+      const again = await provider.call('mcp_old_echo', { text: 'second' });
+      expect(again.isError).toBe(false);
+      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(1);
+      expect(observed(log).filter((entry) => entry.event === 'session')).toHaveLength(2);
+      // A refresh that meets a forgotten session initialises once more and lists.
+      await fetch(new URL('/admin/forget', server.url), { method: 'POST' });
+      await provider.refresh();
+      expect(observed(log).filter((entry) => entry.event === 'session')).toHaveLength(3);
+      expect(provider.serverStatuses()[0]!.state).toBe('ready');
+    } finally {
+      await server.close();
+    }
+  });
+});
