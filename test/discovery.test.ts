@@ -254,7 +254,7 @@ describe('tools_search ranking', () => {
 describe('tools_search', () => {
   it('returns full definitions, the groups they belong to and the total number of tools', async () => {
     const { host } = sampleHost();
-    const output = await search(host, 'read_file', 5);
+    const output = await search(host, 'read_file', 1);
     expect(names(output.tools)).toEqual(['mcp_files_read_file']);
     expect(output.tools[0]).toEqual(definition('mcp_files_read_file', 'Read a file from disk.'));
     expect(output.groups).toEqual([
@@ -262,6 +262,13 @@ describe('tools_search', () => {
     ]);
     expect(output.total_tools).toBe(9);
     expect(output.omitted).toBeUndefined();
+  });
+
+  it('ranks the search results and attaches each of their groups once', async () => {
+    const { host } = sampleHost();
+    const output = await search(host, 'file', 5);
+    expect(names(output.tools)).toEqual(['mcp_files_read_file', 'mcp_files_write_file']);
+    expect(output.groups.map((entry) => entry.id)).toEqual(['mcp:files']);
   });
 
   it('lists names and descriptions with empty parameters for "*"', async () => {
@@ -430,6 +437,31 @@ describe('discovery output budget', () => {
     expect(utf8Bytes(JSON.stringify(output))).toBeLessThanOrEqual(outputBytes);
   });
 
+  it('stays within the budget when even the list of omitted names does not fit', () => {
+    const outputBytes = 1024;
+    const tools = Array.from({ length: 64 }, (_, i) =>
+      definition(`mcp_server_with_a_long_name_tool_number_${String(i).padStart(2, '0')}`, 'x', { type: 'object', description: 'p'.repeat(2000) }),
+    );
+    const output = boundedDiscovery(tools, [], tools.length, { ...DEFAULT_DISCOVERY_LIMITS, outputBytes });
+    expect(output.tools).toEqual([]);
+    expect(output.omitted!.length).toBeGreaterThan(0);
+    expect(output.omitted!.length).toBeLessThan(64);
+    // The names that are listed are the first ones, in order.
+    expect(output.omitted).toEqual(tools.slice(0, output.omitted!.length).map((tool) => tool.name));
+    expect(utf8Bytes(JSON.stringify(output))).toBeLessThanOrEqual(outputBytes);
+  });
+
+  it('keeps the group directory within the budget when many groups are omitted', () => {
+    const outputBytes = 512;
+    const groups = Array.from({ length: 50 }, (_, i) => group(`mcp:server_number_${i}`, ['t'], { description: 'd'.repeat(600) }));
+    const output = groupDirectory(groups, '*', { ...DEFAULT_DISCOVERY_LIMITS, outputBytes });
+    expect(output.groups).toEqual([]);
+    expect(output.total_groups).toBe(50);
+    expect(output.omitted!.length).toBeGreaterThan(0);
+    expect(output.omitted).toEqual(groups.slice(0, output.omitted!.length).map((entry) => entry.id));
+    expect(utf8Bytes(JSON.stringify(output))).toBeLessThanOrEqual(outputBytes);
+  });
+
   it('drops a group that does not fit but keeps its tools', () => {
     const tool = definition('t');
     const huge = group('huge', ['t'], { description: 'h'.repeat(2000) });
@@ -450,8 +482,11 @@ describe('static precedence and group merging', () => {
     expect(host.groups()).toEqual([group('p:server', ['other_tool'])]);
     const directory = await groupsDirectory(host, '*');
     expect(directory.groups).toEqual([{ id: 'p:server', title: 'Title of p:server', description: 'Description of p:server', member_count: 1 }]);
+    // Without the static tool, the provider's group has both members.
+    const unshadowed = await groupsDirectory(new ToolHost({ providers: [provider] }), '*');
+    expect(unshadowed.groups.map((entry) => entry.member_count)).toEqual([2]);
     // Searching the shadowed name finds the static definition without the provider group.
-    const output = await search(host, 'shared_tool', 5);
+    const output = await search(host, 'shared_tool', 1);
     expect(output.tools).toEqual([definition('shared_tool', 'Static.')]);
     expect(output.groups).toEqual([]);
   });

@@ -23,6 +23,8 @@ export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = { outputBytes: 256 * Ki
 /** Room kept free in every output for its envelope fields. */
 const RESERVED_BYTES = 128;
 const DEFAULT_SEARCH_RESULTS = 10;
+/** Most unknown names `tools_select` reports back. */
+const MAX_UNKNOWN_REPORTED = 16;
 
 export const TOOLS_GROUPS = 'tools_groups';
 export const TOOLS_SEARCH = 'tools_search';
@@ -140,7 +142,12 @@ export function groupDirectory(
     const entry = { id: group.id, title: group.title, description: group.description, member_count: group.members.length };
     const size = jsonBytes(entry) + 1;
     if (size > room) {
-      omitted.push(group.id);
+      // The omitted list takes room too; an id that does not fit either is left out.
+      const listed = jsonBytes(group.id) + 1;
+      if (listed <= room) {
+        omitted.push(group.id);
+        room -= listed;
+      }
       continue;
     }
     room -= size;
@@ -209,10 +216,13 @@ export function boundedDiscovery(
   const omitted: string[] = [];
   for (const definition of definitions) {
     const size = jsonBytes(definition) + 1;
-    // The omitted list itself takes room: the name, quotes and a comma.
     if (size > room) {
-      omitted.push(definition.name);
-      room -= definition.name.length + 3;
+      // The omitted list itself takes room: the name, quotes and a comma. A name that does not fit either is left out.
+      const listed = jsonBytes(definition.name) + 1;
+      if (listed <= room) {
+        omitted.push(definition.name);
+        room -= listed;
+      }
       continue;
     }
     room -= size;
@@ -304,7 +314,8 @@ export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimit
         unknown.push({ name: `group:${unknownGroup}`, did_you_mean: nearMatches(unknownGroup, ids).map((id) => `group:${id}`) });
       }
       const result = boundedDiscovery(selected, groups, definitions.length, limits);
-      if (unknown.length > 0) result.unknown = unknown;
+      // Bounded too: a model asking for many made-up names gets the first few back.
+      if (unknown.length > 0) result.unknown = unknown.slice(0, MAX_UNKNOWN_REPORTED);
       const output = ok(result);
       // Nothing at all was found: the model asked for names that do not exist.
       if (selected.length === 0) output.isError = true;

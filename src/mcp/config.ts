@@ -277,6 +277,10 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
   const serverId = idOf(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
+    // An unknown key (a typo) is the offending field itself, not the object that holds it.
+    if (issue.code === 'unrecognized_keys') {
+      fail(serverId, fieldPath([...issue.path, issue.keys[0]!]), 'is not a known field', 'check its spelling');
+    }
     const field = fieldPath(issue.path) || '(root)';
     // Zod messages describe types and keys, never the rejected values, so they are safe to show.
     fail(serverId, field, issue.message.charAt(0).toLowerCase() + issue.message.slice(1));
@@ -340,10 +344,23 @@ export function redactedConfig(config: ResolvedServerConfig): Record<string, unk
       ? { ...transport, env: Object.fromEntries(Object.keys(transport.env).map((key) => [key, REDACTED])) }
       : {
           ...transport,
+          url: redactQuery(transport.url),
           headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
           bearerToken: transport.bearerToken === undefined ? undefined : REDACTED,
         };
   return { ...config, transport: safeTransport };
+}
+
+/** The URL with every query value replaced by `[REDACTED]` (some services take an API key there). */
+function redactQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.search === '') return url;
+    for (const key of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(key, REDACTED);
+    return parsed.href;
+  } catch {
+    return url;
+  }
 }
 
 /**
