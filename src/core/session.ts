@@ -74,7 +74,10 @@ export class ToolSession {
   async call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolOutput> {
     const result = await this.host.call(name, args, options);
     const key = name.trim().toLowerCase();
-    if ((key === TOOLS_SELECT || key === TOOLS_SEARCH) && !result.isError) this.remember(result.output);
+    // A wildcard search lists names and descriptions only: nothing to remember.
+    const query = (args as { query?: unknown } | null | undefined)?.query;
+    const wildcard = key === TOOLS_SEARCH && typeof query === 'string' && query.trim() === '*';
+    if ((key === TOOLS_SELECT || key === TOOLS_SEARCH) && !result.isError && !wildcard) this.remember(result.output);
     return result;
   }
 
@@ -84,10 +87,7 @@ export class ToolSession {
     const names: string[] = [];
     for (const tool of tools.slice(0, MAX_MERGED_PER_OUTPUT)) {
       const name = (tool as { name?: unknown }).name;
-      // Wildcard directory entries carry empty parameters; they are not schemas.
-      const parameters = (tool as { parameters?: Record<string, unknown> }).parameters;
-      if (typeof name !== 'string' || parameters === undefined || Object.keys(parameters).length === 0) continue;
-      names.push(name.toLowerCase());
+      if (typeof name === 'string') names.push(name.toLowerCase());
     }
     for (const name of names) {
       const at = this.discoveredNames.indexOf(name);

@@ -16,6 +16,8 @@ import { callError, callOutput } from './results.js';
 import type { McpRoute, RouteTable } from './routes.js';
 import type { McpLogger } from './logger.js';
 import { redactSecrets } from './redaction.js';
+import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
+import { McpMessageTooLargeError } from './transport/stdio.js';
 
 export interface CallContext {
   table: RouteTable;
@@ -95,6 +97,7 @@ export async function callTool(context: CallContext, name: string, args: unknown
         );
       }
       dispatched = true;
+      const started = performance.now();
       const result = await session.track(() =>
         session.client.callTool(
           { name: remoteName, arguments: args as Record<string, unknown> },
@@ -107,6 +110,10 @@ export async function callTool(context: CallContext, name: string, args: unknown
             toolDefinition: captured.tool,
           },
         ),
+      );
+      context.logger.debug(
+        { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
+        'MCP tool call finished',
       );
       return callOutput(serverId, remoteName, result, registration.config.limits);
     } catch (error) {
@@ -126,7 +133,8 @@ export async function callTool(context: CallContext, name: string, args: unknown
     }
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    return failureOutput(registration, captured, error, { deadline, deadlineMs, dispatched });
+    const cause = registration.lastSession?.failure ?? error;
+    return failureOutput(registration, captured, cause, { deadline, deadlineMs, dispatched });
   }
 }
 
@@ -163,6 +171,9 @@ function failureOutput(
       'timeout',
       `MCP tool "${remoteName}" on server "${serverId}" did not answer within ${registration.config.timeouts.requestMs} ms (timeouts.requestMs).`,
     );
+  }
+  if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) {
+    return callError(serverId, remoteName, 'response_too_large', `${error.message} The call is not retried.`);
   }
   if (state.dispatched && isDisconnectError(error)) {
     return callError(

@@ -13,8 +13,21 @@ export function secretValues(config: ResolvedServerConfig): string[] {
   const values =
     transport.type === 'stdio'
       ? Object.values(transport.env)
-      : [...Object.values(transport.headers), ...(transport.bearerToken === undefined ? [] : [transport.bearerToken])];
+      : [
+          ...Object.values(transport.headers),
+          ...(transport.bearerToken === undefined ? [] : [transport.bearerToken]),
+          // Some services take an API key in the query string.
+          ...queryValues(transport.url),
+        ];
   return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+function queryValues(url: string): string[] {
+  try {
+    return [...new URL(url).searchParams.values()];
+  } catch {
+    return [];
+  }
 }
 
 /** `text` with every occurrence of a secret of `config` replaced by `[REDACTED]`. */

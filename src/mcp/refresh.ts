@@ -39,6 +39,7 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   registration.dirty = false;
   const listSignal = AbortSignal.any([signal, registration.signal, AbortSignal.timeout(config.timeouts.listMs)]);
   let tools: Tool[];
+  const listed = performance.now();
   try {
     tools = await listAllTools(session, config, listSignal);
   } catch (error) {
@@ -51,6 +52,7 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   }
   const meta = session.meta;
   checkServerMeta(meta, config);
+  registration.logger.debug({ serverId: config.id, method: 'tools/list', tools: tools.length, durationMs: Math.round(performance.now() - listed) }, 'MCP catalog listed');
   return { session, tools: publishableTools(tools, config, session), meta };
 }
 

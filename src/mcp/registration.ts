@@ -38,11 +38,12 @@ export class ServerRegistration {
   state: McpServerState = 'disconnected';
   lastError: string | undefined;
   private lastStderr: string | undefined;
-  private lastSession: McpSession | undefined;
+  /** The live session or, once it has gone, the last one. */
+  lastSession: McpSession | undefined;
 
   constructor(
     readonly config: ResolvedServerConfig,
-    private readonly logger: McpLogger,
+    readonly logger: McpLogger,
   ) {}
 
   get id(): string {

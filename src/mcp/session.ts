@@ -12,7 +12,8 @@ import { isAuthorizationError, isTransientError } from './errors-sdk.js';
 import type { McpLogger } from './logger.js';
 import { childEnvironment } from './transport/env.js';
 import { createHttpTransport } from './transport/http.js';
-import { McpSpawnError, StdioTransport } from './transport/stdio.js';
+import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transport/stdio.js';
+import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
 import { ToolChangePump } from './subscription.js';
@@ -54,6 +55,8 @@ export class McpConnectError extends McpFleetError {
 }
 
 export class McpSession {
+  /** Why the session ended, when it ended because the server broke a bound. */
+  failure: Error | undefined;
   private isClosed = false;
   private retired = false;
   private inflight = 0;
@@ -188,7 +191,11 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     session.markClosed();
     options.onClose?.();
   };
-  client.onerror = (error) => logger.debug({ serverId: config.id, error: errorMessage(error) }, 'MCP transport reported an error');
+  client.onerror = (error) => {
+    // A bound broken by the server ends the session; remember why, for the caller's error.
+    if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) session.failure = error;
+    logger.debug({ serverId: config.id, error: redactSecrets(errorMessage(error), config) }, 'MCP transport reported an error');
+  };
   if (options.onToolsChanged !== undefined) {
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());
@@ -201,21 +208,20 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     session.markClosed();
     await session.close();
     const stderr = session.stderrText();
-    throw Object.assign(asConnectError(config, error, options.signal), { stderrTail: stderr });
+    throw Object.assign(asConnectError(config, session.failure ?? error, options.signal, stderr), { stderrTail: stderr });
   }
 }
 
-function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal): Error {
+/** How much of a failed server's stderr an error message quotes. */
+const STDERR_EXCERPT_CHARS = 1_000;
+
+function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal, stderr: string | undefined): Error {
   if (error instanceof McpFleetError) return error;
   if (isAuthorizationError(error)) return new McpAuthorizationRequired(config.id, undefined, error);
-  if (signal.aborted) {
-    return new McpConnectError(config.id, `MCP server "${config.id}" setup was cancelled or timed out (timeouts.setupMs).`, error);
-  }
-  return new McpConnectError(
-    config.id,
-    redactSecrets(`MCP server "${config.id}" could not be set up: ${errorMessage(error)}`, config),
-    error,
-  );
+  const excerpt = stderr?.trim().slice(-STDERR_EXCERPT_CHARS);
+  const tail = excerpt ? ` Its stderr ended with: ${JSON.stringify(excerpt)}` : '';
+  const reason = signal.aborted ? 'set-up was cancelled or timed out (timeouts.setupMs)' : `could not be set up: ${errorMessage(error)}`;
+  return new McpConnectError(config.id, redactSecrets(`MCP server "${config.id}" ${reason}.${tail}`, config), error);
 }
 
 /**

@@ -6,6 +6,7 @@
  * (a silent legacy server then falls back to `initialize` in place).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
@@ -73,6 +74,14 @@ export class TailBuffer {
 
 const TERM_WAIT_MS = 500;
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -115,6 +124,11 @@ export class StdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child !== undefined) throw new Error('StdioTransport already started');
     const { command, args, env, cwd } = this.options;
+    if (cwd !== undefined && !isDirectory(cwd)) {
+      return Promise.reject(
+        new McpSpawnError(this.options.serverId, command, new Error(`the working directory ${cwd} (transport.cwd) is not a directory`)),
+      );
+    }
     return new Promise((resolve, reject) => {
       const child = spawn(command, args, {
         cwd,
