@@ -3,6 +3,7 @@
  * registrations (one per server), the route table (published catalog) and the call
  * path. Register it with `new ToolHost({ providers: [provider] })`.
  */
+import { inspect, type InspectOptions } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
@@ -270,6 +271,15 @@ export class McpToolProvider implements ToolProvider {
     const registration = this.registrations.get(serverId);
     if (registration === undefined) throw new McpUnknownServerError(serverId);
     return registration;
+  }
+
+  /** What `util.inspect` and `JSON.stringify` show: ids and statuses, never configurations or sessions. */
+  toJSON(): { servers: McpServerStatus[] } {
+    return { servers: this.serverStatuses() };
+  }
+
+  [inspect.custom](_depth: number, options: InspectOptions): string {
+    return `McpToolProvider ${inspect(this.toJSON(), options)}`;
   }
 
   /** Closes every session and releases every server. Idempotent. */

@@ -5,6 +5,7 @@
  * legacy `initialize` handshake. The era verdict is remembered by the caller, so a
  * reconnect does not pay the probe again.
  */
+import { inspect } from 'node:util';
 import { Client, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
@@ -144,6 +145,15 @@ export class McpSession {
     return this.transport instanceof StdioTransport ? this.transport.stderrText() : undefined;
   }
 
+  /** Never shows the client or transport, which hold headers and environment values. */
+  [inspect.custom](): string {
+    return `McpSession { serverId: ${JSON.stringify(this.serverId)}, era: ${this.era}, closed: ${this.closed} }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { serverId: this.serverId, era: this.era, closed: this.closed };
+  }
+
   close(): Promise<void> {
     this.isClosed = true;
     this.pump?.stop();
@@ -208,7 +218,8 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     session.markClosed();
     await session.close();
     const stderr = session.stderrText();
-    throw Object.assign(asConnectError(config, session.failure ?? error, options.signal, stderr), { stderrTail: stderr });
+    const failure = asConnectError(config, session.failure ?? error, options.signal, stderr);
+    throw Object.assign(failure, { stderrTail: stderr === undefined ? undefined : redactSecrets(stderr, config) });
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { PassThrough, type Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
@@ -104,6 +105,15 @@ export class StdioTransport implements Transport {
     this.framer = new LineFramer(options.maxLineBytes, (line) => this.handleLine(line));
     // Nobody may read it, so it must never hold data back.
     this.stderrStream.resume();
+  }
+
+  /** Never shows the options, which hold the child's environment. */
+  [inspect.custom](): string {
+    return `StdioTransport { serverId: ${JSON.stringify(this.options.serverId)}, pid: ${this.pid} }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { serverId: this.options.serverId, pid: this.pid };
   }
 
   /** The child's process id once started (the SDK recognises stdio transports by `pid` and `stderr`). */

@@ -1,0 +1,93 @@
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type McpLogger, McpToolProvider, type McpServerConfig, ToolHost } from '../src/index.js';
+import { type HttpFixture, startHttpFixture, stdioFixture } from './helpers.js';
+
+const SECRETS = {
+  env: 'env-secret-7f3a9c',
+  header: 'header-secret-51be0d',
+  bearer: 'bearer-secret-c0ffee',
+  query: 'query-secret-9d2e11',
+};
+
+/** Every line written to it, with its fields, as text. */
+function capturingLogger(): { logger: McpLogger; lines: string[] } {
+  const lines: string[] = [];
+  const write = (level: string) => (fields: Record<string, unknown>, message: string) => {
+    lines.push(`${level} ${message} ${JSON.stringify(fields)} ${inspect(fields, { depth: null })}`);
+  };
+  return { logger: { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }, lines };
+}
+
+function expectNoSecret(text: string, where: string): void {
+  for (const [kind, secret] of Object.entries(SECRETS)) {
+    expect(text.includes(secret), `the ${kind} secret appears in ${where}`).toBe(false);
+  }
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+describe('secrets', () => {
+  it('never appear in errors, log lines, statuses or inspected objects', async () => {
+    const server: HttpFixture = await startHttpFixture('hostile-http.mjs');
+    cleanups.push(() => server.close());
+    const { logger, lines } = capturingLogger();
+    const servers: McpServerConfig[] = [
+      // A working stdio server that receives a secret in its environment.
+      stdioFixture('works', 'hostile-stdio.mjs', { args: ['env'], env: { API_KEY: SECRETS.env } }),
+      // A stdio server that prints its secret to stderr and dies.
+      {
+        id: 'leaky',
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', 'console.error("my key is " + process.env.API_KEY); process.exit(1)'],
+          env: { API_KEY: SECRETS.env },
+        },
+      },
+      // An HTTP server whose endpoint redirects; the request carried every kind of secret.
+      {
+        id: 'remote',
+        transport: {
+          type: 'http',
+          url: `${server.url}/redirect-cross?key=${SECRETS.query}`,
+          headers: { 'X-Api-Key': SECRETS.header },
+          bearerToken: SECRETS.bearer,
+        },
+      },
+    ];
+    const provider = new McpToolProvider({ servers, logger });
+    const host = new ToolHost({ providers: [provider] });
+    cleanups.push(() => host.close());
+    await host.init();
+
+    const failures: unknown[] = [];
+    await provider.refresh().catch((error: unknown) => failures.push(error));
+    await provider.addServer({ ...servers[1]!, id: 'leaky2' }).catch((error: unknown) => failures.push(error));
+    expect(failures).toHaveLength(2);
+    const call = await host.call('mcp_works_echo', { text: 'hello' });
+    expect(call.isError).toBe(false);
+
+    const statuses = provider.serverStatuses();
+    expect(statuses.find((status) => status.id === 'leaky')?.stderrTail).toContain('my key is [REDACTED]');
+    for (const failure of failures) {
+      expectNoSecret(inspect(failure, { depth: null }), 'an inspected error');
+      expectNoSecret(String((failure as Error).message), 'an error message');
+      expectNoSecret(JSON.stringify(failure), 'a serialised error');
+    }
+    expect(lines.length).toBeGreaterThan(0);
+    lines.forEach((line) => expectNoSecret(line, 'a log line'));
+    expectNoSecret(JSON.stringify(statuses), 'the statuses');
+    expectNoSecret(inspect(statuses, { depth: null }), 'the inspected statuses');
+    for (const id of provider.serverIds()) {
+      expectNoSecret(JSON.stringify(provider.serverConfig(id)), `the configuration of ${id}`);
+    }
+    expectNoSecret(inspect(provider, { depth: null }), 'the inspected provider');
+    expectNoSecret(inspect(host, { depth: null }), 'the inspected host');
+    expectNoSecret(JSON.stringify(provider), 'the serialised provider');
+    expectNoSecret(JSON.stringify(call), 'a call result');
+  });
+});

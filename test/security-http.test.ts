@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpToolProvider, type McpServerConfig } from '../src/index.js';
+import { type HttpFixture, observationLog, observed, startHttpFixture } from './helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function hostile(): Promise<{ server: HttpFixture; log: string }> {
+  const log = observationLog();
+  const server = await startHttpFixture('hostile-http.mjs', { env: { FIXTURE_LOG: log } });
+  cleanups.push(() => server.close());
+  return { server, log };
+}
+
+function provider(config: McpServerConfig): McpToolProvider {
+  const created = new McpToolProvider({ servers: [config] });
+  cleanups.push(() => created.close());
+  return created;
+}
+
+const paths = (log: string) => observed(log).filter((entry) => entry.event === 'request').map((entry) => entry.path);
+
+describe('redirects', () => {
+  it('never follows a same-origin redirect, and names its target', async () => {
+    const { server, log } = await hostile();
+    const mcp = provider({ id: 'moved', required: true, transport: { type: 'http', url: `${server.url}/redirect-same` } });
+    const failure = await mcp.init().catch((error: unknown) => error as Error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure!.message).toContain(`redirecting to ${server.url}/mcp`);
+    expect(failure!.message).toContain('never followed');
+    expect(paths(log)).not.toContain('/mcp');
+  });
+
+  it('never follows a cross-origin redirect: the other origin receives nothing', async () => {
+    const { server, log } = await hostile();
+    const mcp = provider({ id: 'moved', required: true, transport: { type: 'http', url: `${server.url}/redirect-cross`, bearerToken: 'secret-token-1234' } });
+    await expect(mcp.init()).rejects.toThrow(/HTTP 307 redirecting to http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    expect(observed(log).some((entry) => entry.event === 'cross-origin-hit')).toBe(false);
+  });
+});
+
+describe('bounded HTTP responses', () => {
+  async function hostileSession(): Promise<{ mcp: McpToolProvider; log: string }> {
+    const { server, log } = await hostile();
+    const mcp = provider({ id: 'h', transport: { type: 'http', url: `${server.url}/hostile` }, limits: { messageBytes: 1024 * 1024 } });
+    await mcp.init();
+    expect(mcp.serverStatuses()[0]!.state).toBe('ready');
+    return { mcp, log };
+  }
+
+  it('fails a 50 MiB JSON body at the limit, without the body in the error, and keeps the session', async () => {
+    const { mcp } = await hostileSession();
+    const result = await mcp.call('mcp_h_huge', {});
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'response_too_large' } } });
+    const text = (result.modelOutput!.parts[0] as { text: string }).text;
+    expect(text).toContain('"h" sent an HTTP body larger than the 1048576-byte limit (limits.messageBytes)');
+    expect(text.length).toBeLessThan(500);
+    expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
+  });
+
+  it('refuses a body whose Content-Length is over the limit before reading it', async () => {
+    const { mcp } = await hostileSession();
+    const result = await mcp.call('mcp_h_huge_declared', {});
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'response_too_large' } } });
+    expect((result.modelOutput!.parts[0] as { text: string }).text).toContain('an HTTP body of 52428800 bytes');
+  });
+
+  it('fails an SSE event that never ends as soon as it passes the limit, and closes the stream', async () => {
+    const { mcp, log } = await hostileSession();
+    const result = await mcp.call('mcp_h_endless', {}, { timeoutMs: 60_000 });
+    expect(result.isError).toBe(true);
+    const text = (result.modelOutput!.parts[0] as { text: string }).text;
+    expect(text).toContain('"h" sent an SSE event larger than the 1048576-byte limit (limits.messageBytes)');
+    expect(text).not.toContain('xxxx');
+    await expect.poll(() => observed(log).some((entry) => entry.event === 'stream-closed')).toBe(true);
+    expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
+  });
+});
+
+describe('request headers', () => {
+  it('sends the custom headers and the bearer token, and nothing of the host', async () => {
+    const { server, log } = await hostile();
+    const mcp = provider({
+      id: 'h',
+      transport: { type: 'http', url: `${server.url}/mcp`, headers: { 'X-Tenant': 'acme', 'X-Api-Key': 'key-5678' }, bearerToken: 'token-abcd' },
+    });
+    await mcp.init();
+    await mcp.call('mcp_h_echo', {});
+    const requests = observed(log).filter((entry) => entry.event === 'request' && entry.path === '/mcp');
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) {
+      const headers = request.headers as Record<string, string>;
+      expect(headers['x-tenant']).toBe('acme');
+      expect(headers['x-api-key']).toBe('key-5678');
+      expect(headers.authorization).toBe('Bearer token-abcd');
+    }
+  });
+});
