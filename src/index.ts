@@ -26,7 +26,10 @@ export {
 // MCP host layer
 export { McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';
 export type {
+  McpAuthorizationCodeConfig,
+  McpClientCredentialsConfig,
   McpHttpTransportConfig,
+  McpOAuthConfig,
   McpServerConfig,
   McpStdioTransportConfig,
   McpTasksConfig,
@@ -60,3 +63,16 @@ export type { McpToolEnvelope } from './mcp/results.js';
 export { ENV_ALLOWLIST } from './mcp/transport/env.js';
 export { McpRedirectError, McpResponseTooLargeError } from './mcp/transport/bounded-fetch.js';
 export { McpMessageTooLargeError } from './mcp/transport/stdio.js';
+export {
+  credentialEndpoint,
+  InMemoryMcpCredentialStore,
+  type McpCredentialKey,
+  type McpCredentialStore,
+  type McpRefreshGuardRelease,
+  type McpStoredCredentials,
+  type McpStoredTokens,
+} from './mcp/auth/store.js';
+export { FileMcpCredentialStore, type FileMcpCredentialStoreOptions } from './mcp/auth/file-store.js';
+export { McpAuthorizationCallbackError } from './mcp/auth/authorizer.js';
+export { discoverHttpOauth, type McpOAuthDiscovery } from './mcp/auth/discovery.js';
+export { startOAuthCallbackListener, type OAuthCallbackListener, type OAuthCallbackListenerOptions } from './mcp/auth/loopback.js';

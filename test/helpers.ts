@@ -50,6 +50,8 @@ export function stdioFixture(
 /** A fixture server process serving Streamable HTTP on 127.0.0.1; it prints `{"url": ...}` when ready. */
 export interface HttpFixture {
   url: string;
+  /** Everything the fixture printed on its first line. */
+  info: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -63,17 +65,18 @@ export async function startHttpFixture(
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const info = await new Promise<Record<string, string>>((resolve, reject) => {
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
       const newline = buffer.indexOf('\n');
-      if (newline !== -1) resolve((JSON.parse(buffer.slice(0, newline)) as { url: string }).url);
+      if (newline !== -1) resolve(JSON.parse(buffer.slice(0, newline)) as Record<string, string>);
     });
     child.once('exit', (code) => reject(new Error(`HTTP fixture ${file} exited with ${code}`)));
   });
   return {
-    url,
+    url: info.url!,
+    info,
     close: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -81,4 +84,34 @@ export async function startHttpFixture(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Plays the browser in an authorization-code flow against an authorization server that
+ * approves at once: follows the authorization URL with redirects disabled, keeping
+ * cookies, until a redirect leaves the server; returns that redirect URL (the one a
+ * person would paste back), without requesting it.
+ */
+export async function followAuthorization(authorizationUrl: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  let url = authorizationUrl;
+  const origin = new URL(authorizationUrl).origin;
+  for (let hop = 0; hop < 10; hop++) {
+    const response = await fetch(url, {
+      redirect: 'manual',
+      headers: cookies.size === 0 ? {} : { cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
+    }
+    await response.body?.cancel();
+    const location = response.headers.get('location');
+    if (location === null) throw new Error(`The authorization server answered ${response.status} without a redirect at ${url}`);
+    const next = new URL(location, url);
+    if (next.origin !== origin) return next.href;
+    url = next.href;
+  }
+  throw new Error('Too many redirects while authorizing');
 }

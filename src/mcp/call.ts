@@ -5,6 +5,7 @@
  * Everything the model should read comes back as a result; only the caller's own abort
  * rejects. A call is never replayed after a transport failure.
  */
+import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
 import { McpCatalogError } from './catalog.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
@@ -98,19 +99,21 @@ export async function callTool(context: CallContext, name: string, args: unknown
       }
       dispatched = true;
       const started = performance.now();
-      const result = await session.track(() =>
-        session.client.callTool(
-          { name: remoteName, arguments: args as Record<string, unknown> },
-          {
-            signal,
-            timeout: timeouts.requestMs,
-            // Server progress resets the per-request timeout (never the logical-call deadline).
-            resetTimeoutOnProgress: true,
-            onprogress: () => {},
-            toolDefinition: captured.tool,
-          },
-        ),
-      );
+      const send = () =>
+        session.track(() =>
+          session.client.callTool(
+            { name: remoteName, arguments: args as Record<string, unknown> },
+            {
+              signal,
+              timeout: timeouts.requestMs,
+              // Server progress resets the per-request timeout (never the logical-call deadline).
+              resetTimeoutOnProgress: true,
+              onprogress: () => {},
+              toolDefinition: captured.tool,
+            },
+          ),
+        );
+      const result = await withStepUp(registration, send);
       context.logger.debug(
         { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
         'MCP tool call finished',
@@ -135,6 +138,27 @@ export async function callTool(context: CallContext, name: string, args: unknown
     if (callerSignal?.aborted) throw callerSignal.reason;
     const cause = registration.lastSession?.failure ?? error;
     return failureOutput(registration, captured, cause, { deadline, deadlineMs, dispatched });
+  }
+}
+
+/** At most this many scope step-ups per call (the conformance suite's limit is three). */
+const MAX_STEP_UPS = 2;
+
+/**
+ * Runs `send`; when the server answers 403 `insufficient_scope` (SEP-2350) and the
+ * server uses client credentials, renews the token with the union of scopes and sends
+ * again (the server refused before running the tool). The interactive flow records the
+ * scopes for the next authorization and fails with `authorization_required`.
+ */
+async function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>): Promise<T> {
+  for (let stepUps = 0; ; stepUps++) {
+    try {
+      return await send();
+    } catch (error) {
+      const authorizer = registration.authorizer;
+      if (authorizer === undefined || !InsufficientScopeError.isInstance(error)) throw error;
+      if (stepUps >= MAX_STEP_UPS || !(await authorizer.stepUp(error.requiredScope))) throw error;
+    }
   }
 }
 

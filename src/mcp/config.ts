@@ -36,6 +36,50 @@ export interface McpStdioTransportConfig {
   logStderr?: boolean;
 }
 
+/**
+ * OAuth 2.1 authorization code with PKCE: a person approves access in a browser. The
+ * library opens no browser: `beginAuthorization` returns the URL, `completeAuthorization`
+ * takes the redirect URL (or the code) back.
+ */
+export interface McpAuthorizationCodeConfig {
+  flow: 'authorization_code';
+  /** Where the authorization server sends the browser back, e.g. `http://127.0.0.1:8765/callback`. */
+  redirectUri: string;
+  /** Scopes to request. Default: the server's challenge, else its advertised `scopes_supported`. */
+  scopes?: string[];
+  /** A pre-registered client id. Default: register dynamically (RFC 7591), or use `clientMetadataUrl`. */
+  clientId?: string;
+  /** The pre-registered client's secret. Secret. */
+  clientSecret?: string;
+  /** An https URL where this client's metadata document is served (SEP-991), used as the client id when supported. */
+  clientMetadataUrl?: string;
+  /** Name shown at registration. Default `mcp-fleet`. */
+  clientName?: string;
+  /** `native` (default) or `web`, sent at dynamic registration (SEP-837). */
+  applicationType?: 'native' | 'web';
+}
+
+/**
+ * OAuth 2.1 client credentials (SEP-1046): headless, no person involved. The token is
+ * obtained at connection time and renewed shortly before it expires.
+ */
+export interface McpClientCredentialsConfig {
+  flow: 'client_credentials';
+  clientId: string;
+  /** The client secret, for `client_secret_basic` or `client_secret_post`. Secret. */
+  clientSecret?: string;
+  /** A private key (PKCS#8 PEM or a JWK as JSON) for `private_key_jwt` (RFC 7523). Secret. */
+  privateKey?: string;
+  /** The JWS algorithm of `privateKey`. Default `ES256`. */
+  signingAlgorithm?: string;
+  /** Client authentication at the token endpoint. Default: `private_key_jwt` with a key, else `client_secret_basic`. */
+  authMethod?: 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+  /** Scopes to request. Default: the server's advertised `scopes_supported`. */
+  scopes?: string[];
+}
+
+export type McpOAuthConfig = McpAuthorizationCodeConfig | McpClientCredentialsConfig;
+
 /** A remote server reached over Streamable HTTP. */
 export interface McpHttpTransportConfig {
   type: 'http';
@@ -43,8 +87,10 @@ export interface McpHttpTransportConfig {
   url: string;
   /** Extra request headers. Values are secret. Protocol and routing headers are rejected. Default `{}`. */
   headers?: Record<string, string>;
-  /** A static bearer token sent as `Authorization: Bearer <token>`. Secret. */
+  /** A static bearer token sent as `Authorization: Bearer <token>`. Secret. Not with `oauth`. */
   bearerToken?: string;
+  /** OAuth 2.1 for this server. Not with `bearerToken`. */
+  oauth?: McpOAuthConfig;
   /** Allow plain `http` to a non-loopback host. Default `false`. */
   allowInsecureHttp?: boolean;
 }
@@ -102,6 +148,7 @@ export interface ResolvedHttpTransport {
   url: string;
   headers: Record<string, string>;
   bearerToken: string | undefined;
+  oauth: McpOAuthConfig | undefined;
   allowInsecureHttp: boolean;
 }
 
@@ -169,11 +216,36 @@ const stdioSchema = z.strictObject({
   logStderr: z.boolean().optional(),
 });
 
+const scopes = z.array(nonBlank).optional();
+
+const oauthSchema = z.discriminatedUnion('flow', [
+  z.strictObject({
+    flow: z.literal('authorization_code'),
+    redirectUri: nonBlank,
+    scopes,
+    clientId: nonBlank.optional(),
+    clientSecret: nonBlank.optional(),
+    clientMetadataUrl: nonBlank.optional(),
+    clientName: nonBlank.optional(),
+    applicationType: z.enum(['native', 'web']).optional(),
+  }),
+  z.strictObject({
+    flow: z.literal('client_credentials'),
+    clientId: nonBlank,
+    clientSecret: nonBlank.optional(),
+    privateKey: nonBlank.optional(),
+    signingAlgorithm: nonBlank.optional(),
+    authMethod: z.enum(['client_secret_basic', 'client_secret_post', 'private_key_jwt']).optional(),
+    scopes,
+  }),
+]);
+
 const httpSchema = z.strictObject({
   type: z.literal('http'),
   url: nonBlank,
   headers: stringMap.optional(),
   bearerToken: z.string().optional(),
+  oauth: oauthSchema.optional(),
   allowInsecureHttp: z.boolean().optional(),
 });
 
@@ -259,12 +331,46 @@ function validateHttp(serverId: string, transport: ResolvedHttpTransport, hasAut
       fail(serverId, field, 'is a protocol or routing header the transport manages', 'remove it');
     }
     if (lower === 'authorization' && hasAuth) {
-      fail(serverId, field, 'conflicts with `bearerToken`', 'set the token in one place only');
+      fail(serverId, field, 'conflicts with `bearerToken` or `oauth`', 'let one of them authorize requests');
     }
     if (/[\r\n\0]/.test(value)) fail(serverId, field, 'has a value with a line break or NUL character');
   }
   if (transport.bearerToken !== undefined && /[\r\n\0]/.test(transport.bearerToken)) {
     fail(serverId, 'transport.bearerToken', 'has a line break or NUL character');
+  }
+  if (transport.oauth !== undefined) {
+    if (transport.bearerToken !== undefined) {
+      fail(serverId, 'transport.oauth', 'cannot be set together with `bearerToken`', 'use one of them');
+    }
+    validateOAuth(serverId, transport.oauth);
+  }
+}
+
+function validateOAuth(serverId: string, oauth: McpOAuthConfig): void {
+  if (oauth.flow === 'authorization_code') {
+    let redirect: URL;
+    try {
+      redirect = new URL(oauth.redirectUri);
+    } catch {
+      fail(serverId, 'transport.oauth.redirectUri', 'is not a valid URL', 'use e.g. http://127.0.0.1:8765/callback');
+    }
+    if (redirect.protocol === 'http:' && !isLoopback(redirect.hostname)) {
+      fail(serverId, 'transport.oauth.redirectUri', 'uses plain http to a non-loopback host', 'use https or a loopback address');
+    }
+    if (oauth.clientSecret !== undefined && oauth.clientId === undefined) {
+      fail(serverId, 'transport.oauth.clientSecret', 'needs `clientId`', 'set the pre-registered client id too');
+    }
+    if (oauth.clientMetadataUrl !== undefined && !/^https:\/\/[^/]+\/.+/.test(oauth.clientMetadataUrl)) {
+      fail(serverId, 'transport.oauth.clientMetadataUrl', 'must be an https URL with a path');
+    }
+    return;
+  }
+  const method = oauth.authMethod ?? (oauth.privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic');
+  if (method === 'private_key_jwt' && oauth.privateKey === undefined) {
+    fail(serverId, 'transport.oauth.privateKey', 'is required for private_key_jwt', 'set the PEM or JWK private key');
+  }
+  if (method !== 'private_key_jwt' && oauth.clientSecret === undefined) {
+    fail(serverId, 'transport.oauth.clientSecret', `is required for ${method}`, 'set the client secret');
   }
 }
 
@@ -313,9 +419,10 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
       url: config.transport.url.trim(),
       headers: { ...config.transport.headers },
       bearerToken: token === undefined || token === '' ? undefined : token,
+      oauth: config.transport.oauth,
       allowInsecureHttp: config.transport.allowInsecureHttp ?? false,
     };
-    validateHttp(id, transport, transport.bearerToken !== undefined);
+    validateHttp(id, transport, transport.bearerToken !== undefined || transport.oauth !== undefined);
   }
   const resolved: ResolvedServerConfig = {
     id,
@@ -347,8 +454,16 @@ export function redactedConfig(config: ResolvedServerConfig): Record<string, unk
           url: redactQuery(transport.url),
           headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
           bearerToken: transport.bearerToken === undefined ? undefined : REDACTED,
+          oauth: transport.oauth === undefined ? undefined : redactOAuth(transport.oauth),
         };
   return { ...config, transport: safeTransport };
+}
+
+function redactOAuth(oauth: McpOAuthConfig): McpOAuthConfig {
+  const copy = { ...oauth };
+  if (copy.clientSecret !== undefined) copy.clientSecret = REDACTED;
+  if (copy.flow === 'client_credentials' && copy.privateKey !== undefined) copy.privateKey = REDACTED;
+  return copy;
 }
 
 /** The URL with every query value replaced by `[REDACTED]` (some services take an API key there). */

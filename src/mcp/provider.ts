@@ -8,10 +8,12 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
+import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
 import { callTool } from './call.js';
 import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
 import {
   errorMessage,
+  McpAuthorizationRequired,
   McpConfigError,
   McpFleetError,
   McpRefreshError,
@@ -30,6 +32,12 @@ export interface McpToolProviderOptions {
   servers?: McpServerConfig[];
   /** Where mcp-fleet logs (pino and `console` both fit). Default: silent. */
   logger?: McpLogger;
+  /**
+   * Where OAuth grants, registered clients and discovery results are kept. Default: an
+   * `InMemoryMcpCredentialStore` (lost when the process ends); `FileMcpCredentialStore`
+   * keeps them on disk.
+   */
+  credentialStore?: McpCredentialStore;
 }
 
 /** Where a model-facing MCP tool comes from. */
@@ -48,6 +56,7 @@ export interface McpOperationOptions {
 export class McpToolProvider implements ToolProvider {
   readonly name = TOOL_PREFIX;
   private readonly logger: McpLogger;
+  private readonly credentialStore: McpCredentialStore;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
   private readonly pending: ResolvedServerConfig[] = [];
@@ -58,6 +67,7 @@ export class McpToolProvider implements ToolProvider {
   /** Validates every configuration at once; throws `McpConfigError` naming the server and field. */
   constructor(options: McpToolProviderOptions = {}) {
     this.logger = options.logger ?? silentLogger;
+    this.credentialStore = options.credentialStore ?? new InMemoryMcpCredentialStore();
     this.table = new RouteTable(TOOL_PREFIX, this.logger);
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
@@ -84,7 +94,7 @@ export class McpToolProvider implements ToolProvider {
   }
 
   private register(config: ResolvedServerConfig): ServerRegistration {
-    const registration = new ServerRegistration(config, this.logger);
+    const registration = new ServerRegistration(config, this.logger, this.credentialStore);
     this.registrations.set(config.id, registration);
     return registration;
   }
@@ -113,6 +123,8 @@ export class McpToolProvider implements ToolProvider {
     }
     if (background.length > 0) this.refreshInBackground(background);
     const required = failures.find((failure) => this.registrations.get(failure.serverId)?.config.required);
+    // An authorization failure stays typed, so the application can run the flow and retry.
+    if (required?.error instanceof McpAuthorizationRequired) throw required.error;
     if (required !== undefined) {
       throw new McpServerUnavailableError(
         required.serverId,
@@ -245,6 +257,57 @@ export class McpToolProvider implements ToolProvider {
    */
   async disconnectServer(serverId: string): Promise<boolean> {
     return this.registration(serverId).disconnect();
+  }
+
+  private authorizer(serverId: string) {
+    const registration = this.registration(serverId);
+    if (registration.config.transport.type !== 'http') {
+      throw new McpFleetError('not_http', `MCP server "${serverId}" does not use the HTTP transport; OAuth applies only to HTTP servers.`, {
+        serverId,
+      });
+    }
+    if (registration.authorizer === undefined) {
+      throw new McpFleetError('not_oauth', `MCP server "${serverId}" has no \`oauth\` configuration.`, { serverId });
+    }
+    return { registration, authorizer: registration.authorizer };
+  }
+
+  /**
+   * Starts the interactive OAuth flow of a server (authorization code with PKCE) and
+   * returns the URL a person opens in a browser, anywhere. No browser is opened here.
+   * `scopes` adds to the configured ones. Complete it on this same provider instance.
+   */
+  async beginAuthorization(serverId: string, options: { scopes?: string[] } = {}): Promise<string> {
+    const { authorizer } = this.authorizer(serverId);
+    return (await authorizer.begin(options)).href;
+  }
+
+  /**
+   * Completes the interactive flow with the full redirect URL (pasted by a person or
+   * caught by a loopback listener) or the bare code. Checks the CSRF `state`, PKCE and a
+   * present RFC 9207 `iss`, stores the grant, and retires the live session so the next
+   * call uses the new grant (calls in flight finish on the old one).
+   */
+  async completeAuthorization(serverId: string, redirectUrlOrCode: string): Promise<void> {
+    const { registration, authorizer } = this.authorizer(serverId);
+    await authorizer.complete(redirectUrlOrCode);
+    await registration.disconnect();
+    if (registration.state === 'authorization_required') registration.state = 'disconnected';
+  }
+
+  /** Forgets a pending interactive authorization. Returns whether one was pending. */
+  cancelAuthorization(serverId: string): boolean {
+    return this.authorizer(serverId).authorizer.cancel();
+  }
+
+  /**
+   * Signs out: deletes the server's stored grant, then retires its session. The next
+   * connection fails with `McpAuthorizationRequired` until the flow runs again.
+   */
+  async clearCredentials(serverId: string): Promise<void> {
+    const { registration, authorizer } = this.authorizer(serverId);
+    await authorizer.clear();
+    await registration.disconnect();
   }
 
   /** Ids of the registered servers, sorted. */

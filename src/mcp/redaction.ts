@@ -16,6 +16,8 @@ export function secretValues(config: ResolvedServerConfig): string[] {
       : [
           ...Object.values(transport.headers),
           ...(transport.bearerToken === undefined ? [] : [transport.bearerToken]),
+          ...(transport.oauth?.clientSecret === undefined ? [] : [transport.oauth.clientSecret]),
+          ...(transport.oauth?.flow === 'client_credentials' && transport.oauth.privateKey !== undefined ? [transport.oauth.privateKey] : []),
           // Some services take an API key in the query string.
           ...queryValues(transport.url),
         ];

@@ -5,8 +5,12 @@
  * observable status. Connection set-up lives here: callers racing after a crash share
  * one new session.
  */
+import { McpServerAuthorizer } from './auth/authorizer.js';
+import type { McpCredentialStore } from './auth/store.js';
 import type { ResolvedServerConfig } from './config.js';
-import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
+import { boundedFetch } from './transport/bounded-fetch.js';
+import { errorMessage, McpServerRemovedError } from './errors.js';
+import { isAuthorizationError } from './errors-sdk.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
 import type { McpServerState, McpServerStatus } from './policy.js';
@@ -41,10 +45,27 @@ export class ServerRegistration {
   /** The live session or, once it has gone, the last one. */
   lastSession: McpSession | undefined;
 
+  /** OAuth for an HTTP server configured with `oauth`. */
+  readonly authorizer: McpServerAuthorizer | undefined;
+
   constructor(
     readonly config: ResolvedServerConfig,
     readonly logger: McpLogger,
-  ) {}
+    store: McpCredentialStore,
+  ) {
+    const transport = config.transport;
+    this.authorizer =
+      transport.type === 'http' && transport.oauth !== undefined
+        ? new McpServerAuthorizer({
+            serverId: config.id,
+            url: transport.url,
+            oauth: transport.oauth,
+            store,
+            logger,
+            fetch: boundedFetch({ serverId: config.id, messageBytes: config.limits.messageBytes }),
+          })
+        : undefined;
+  }
 
   get id(): string {
     return this.config.id;
@@ -88,6 +109,7 @@ export class ServerRegistration {
           onToolsChanged: () => {
             this.dirty = true;
           },
+          ...(this.authorizer ? { authorizer: this.authorizer } : {}),
         });
       } catch (error) {
         this.recordFailure(error);
@@ -125,7 +147,7 @@ export class ServerRegistration {
 
   /** Records a failure in the status: `authorization_required` or `failed`. */
   recordFailure(error: unknown): void {
-    this.state = error instanceof McpAuthorizationRequired ? 'authorization_required' : 'failed';
+    this.state = isAuthorizationError(error) ? 'authorization_required' : 'failed';
     this.lastError = redactSecrets(errorMessage(error), this.config);
   }
 

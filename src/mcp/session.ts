@@ -6,13 +6,14 @@
  * reconnect does not pay the probe again.
  */
 import { inspect } from 'node:util';
-import { Client, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
+import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
 import type { McpLogger } from './logger.js';
 import { childEnvironment } from './transport/env.js';
 import { createHttpTransport } from './transport/http.js';
+import type { McpServerAuthorizer } from './auth/authorizer.js';
 import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transport/stdio.js';
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { redactSecrets } from './redaction.js';
@@ -46,6 +47,8 @@ export interface OpenSessionOptions {
   onClose?: () => void;
   /** Called for every `notifications/tools/list_changed` the server sends. */
   onToolsChanged?: () => void;
+  /** The OAuth authorizer of an HTTP server that uses OAuth. */
+  authorizer?: McpServerAuthorizer;
 }
 
 /** Thrown when a session cannot be set up; names the server and keeps the cause. */
@@ -165,7 +168,7 @@ export class McpSession {
   }
 }
 
-function newTransport(config: ResolvedServerConfig, logger: McpLogger): Transport {
+function newTransport(config: ResolvedServerConfig, logger: McpLogger, authorizer: McpServerAuthorizer | undefined): Transport {
   const transport = config.transport;
   if (transport.type === 'stdio') {
     return new StdioTransport({
@@ -180,7 +183,7 @@ function newTransport(config: ResolvedServerConfig, logger: McpLogger): Transpor
       logStderr: transport.logStderr,
     });
   }
-  return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes });
+  return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes, ...(authorizer ? { authorizer } : {}) });
 }
 
 type Negotiation = 'auto' | 'legacy' | 'pin';
@@ -194,7 +197,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     // Pagination is walked by the catalog itself, page by page, under its own budgets.
     listMaxPages: config.limits.catalogPages,
   });
-  const transport = newTransport(config, logger);
+  const transport = newTransport(config, logger, options.authorizer);
   const session = new McpSession(client, transport, config.id);
   client.onclose = () => {
     if (session.closed) return;
@@ -223,12 +226,36 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   }
 }
 
+/** An authorization failure at set-up, saying what the application should do about it. */
+function authorizationRequired(config: ResolvedServerConfig, error: unknown): McpAuthorizationRequired {
+  const oauth = config.transport.type === 'http' ? config.transport.oauth : undefined;
+  if (OAuthError.isInstance(error)) {
+    const fix =
+      oauth?.flow === 'client_credentials'
+        ? 'check the client id, secret or key, and the scopes'
+        : 'run beginAuthorization/completeAuthorization for it, then retry';
+    return new McpAuthorizationRequired(
+      config.id,
+      `MCP server "${config.id}" could not be authorized: the authorization server answered ${error.code}; ${fix}.`,
+      error,
+    );
+  }
+  if (oauth === undefined) {
+    return new McpAuthorizationRequired(
+      config.id,
+      `MCP server "${config.id}" refused the request as unauthorized; check its \`bearerToken\` or headers, or configure \`oauth\`.`,
+      error,
+    );
+  }
+  return new McpAuthorizationRequired(config.id, undefined, error);
+}
+
 /** How much of a failed server's stderr an error message quotes. */
 const STDERR_EXCERPT_CHARS = 1_000;
 
 function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal, stderr: string | undefined): Error {
   if (error instanceof McpFleetError) return error;
-  if (isAuthorizationError(error)) return new McpAuthorizationRequired(config.id, undefined, error);
+  if (isAuthorizationError(error)) return authorizationRequired(config, error);
   const excerpt = stderr?.trim().slice(-STDERR_EXCERPT_CHARS);
   const tail = excerpt ? ` Its stderr ended with: ${JSON.stringify(excerpt)}` : '';
   const reason = signal.aborted ? 'set-up was cancelled or timed out (timeouts.setupMs)' : `could not be set up: ${errorMessage(error)}`;

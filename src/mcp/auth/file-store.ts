@@ -1,0 +1,124 @@
+/**
+ * A credential store on disk: one JSON file per server and endpoint under a folder,
+ * readable by the owner only (0600, folder 0700), written atomically (a temporary file
+ * renamed into place), with a lock file per key so that two processes never refresh the
+ * same grant at once.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { sanitizeNamePart } from '../naming.js';
+import {
+  credentialKeyId,
+  type McpCredentialKey,
+  type McpCredentialStore,
+  type McpRefreshGuardRelease,
+  type McpStoredCredentials,
+} from './store.js';
+
+export interface FileMcpCredentialStoreOptions {
+  /** The folder holding the files; created (0700) if missing. */
+  directory: string;
+  /** A lock older than this is taken to be left by a crashed process and removed. Default 30,000 ms. */
+  staleLockMs?: number;
+  /** Longest wait for a lock before giving up. Default 60,000 ms. */
+  lockTimeoutMs?: number;
+}
+
+const LOCK_POLL_MS = 25;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class FileMcpCredentialStore implements McpCredentialStore {
+  readonly directory: string;
+  private readonly staleLockMs: number;
+  private readonly lockTimeoutMs: number;
+
+  constructor(options: FileMcpCredentialStoreOptions) {
+    this.directory = options.directory;
+    this.staleLockMs = options.staleLockMs ?? 30_000;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 60_000;
+  }
+
+  /** The file of a key: the server id for people, a hash of the key for uniqueness. */
+  fileOf(key: McpCredentialKey): string {
+    const hash = createHash('sha256').update(credentialKeyId(key)).digest('hex').slice(0, 16);
+    return join(this.directory, `${sanitizeNamePart(key.serverId)}-${hash}.json`);
+  }
+
+  private async ensureDirectory(): Promise<void> {
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+  }
+
+  async load(key: McpCredentialKey): Promise<McpStoredCredentials | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.fileOf(key), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const parsed = JSON.parse(text) as { key?: McpCredentialKey; credentials?: McpStoredCredentials };
+    // The file names a hash; the key inside proves it is this key's grant.
+    if (parsed.key?.serverId !== key.serverId || parsed.key.endpoint !== key.endpoint) return undefined;
+    return parsed.credentials;
+  }
+
+  async save(key: McpCredentialKey, credentials: McpStoredCredentials): Promise<void> {
+    await this.ensureDirectory();
+    const file = this.fileOf(key);
+    const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, JSON.stringify({ key, credentials }), { mode: 0o600, flag: 'wx' });
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async clear(key: McpCredentialKey): Promise<void> {
+    await rm(this.fileOf(key), { force: true });
+  }
+
+  /** An exclusive lock file per key (`<file>.lock`), shared by every process using the folder. */
+  async acquireRefreshGuard(key: McpCredentialKey): Promise<McpRefreshGuardRelease> {
+    await this.ensureDirectory();
+    const lock = `${this.fileOf(key)}.lock`;
+    const deadline = Date.now() + this.lockTimeoutMs;
+    for (;;) {
+      try {
+        const handle = await open(lock, 'wx', 0o600);
+        await handle.writeFile(`${process.pid}\n`);
+        await handle.close();
+        let released = false;
+        return async () => {
+          if (released) return;
+          released = true;
+          await unlink(lock).catch(() => {});
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const age = await stat(lock).then(
+        (info) => Date.now() - info.mtimeMs,
+        () => 0,
+      );
+      if (age > this.staleLockMs) {
+        await unlink(lock).catch(() => {});
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out waiting for the credential lock of MCP server "${key.serverId}" (${lock}).`);
+      }
+      await sleep(LOCK_POLL_MS);
+    }
+  }
+
+  [inspect.custom](): string {
+    return `FileMcpCredentialStore { directory: ${JSON.stringify(this.directory)} }`;
+  }
+}
