@@ -59,7 +59,6 @@ export class McpToolProvider implements ToolProvider {
   private readonly credentialStore: McpCredentialStore;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
-  private readonly pending: ResolvedServerConfig[] = [];
   private initialised = false;
   private closed = false;
   private readonly background = new Set<Promise<unknown>>();
@@ -72,7 +71,7 @@ export class McpToolProvider implements ToolProvider {
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
       this.checkIdIsFree(config, resolved.filter((other) => other !== config));
-      this.pending.push(config);
+      this.register(config);
     }
   }
 
@@ -112,7 +111,7 @@ export class McpToolProvider implements ToolProvider {
     this.assertOpen();
     if (this.initialised) return;
     this.initialised = true;
-    const registrations = this.pending.splice(0).map((config) => this.register(config));
+    const registrations = [...this.registrations.values()];
     const eager = registrations.filter((registration) => registration.config.startup === 'eager');
     const background = registrations.filter((registration) => registration.config.startup === 'background');
     const signal = options.signal ?? new AbortController().signal;
@@ -204,19 +203,17 @@ export class McpToolProvider implements ToolProvider {
   async addServer(server: McpServerConfig, options: McpOperationOptions = {}): Promise<void> {
     this.assertOpen();
     const config = resolveServerConfig(server);
-    const existing = this.registrations.get(config.id) ?? this.pending.find((other) => other.id === config.id);
+    const existing = this.registrations.get(config.id);
     if (existing !== undefined) {
       throw new McpConfigError(`MCP server "${config.id}" already exists; remove it first or choose another id.`, {
         serverId: config.id,
         field: 'id',
       });
     }
-    this.checkIdIsFree(config, [...this.pending, ...Array.from(this.registrations.values(), (registration) => registration.config)]);
-    if (!this.initialised) {
-      this.pending.push(config);
-      return;
-    }
+    this.checkIdIsFree(config, Array.from(this.registrations.values(), (registration) => registration.config));
     const registration = this.register(config);
+    // Before init(), a server is only registered; init() connects it with the others.
+    if (!this.initialised) return;
     if (config.startup === 'background') {
       this.refreshInBackground([registration]);
       return;
@@ -233,11 +230,6 @@ export class McpToolProvider implements ToolProvider {
 
   /** Removes a server: cancels its work, closes its session, unpublishes its tools. Returns whether it existed. */
   async removeServer(serverId: string): Promise<boolean> {
-    const at = this.pending.findIndex((config) => config.id === serverId);
-    if (at !== -1) {
-      this.pending.splice(at, 1);
-      return true;
-    }
     const registration = this.registrations.get(serverId);
     if (registration === undefined) return false;
     await this.removeRegistration(registration);
@@ -285,14 +277,26 @@ export class McpToolProvider implements ToolProvider {
   /**
    * Completes the interactive flow with the full redirect URL (pasted by a person or
    * caught by a loopback listener) or the bare code. Checks the CSRF `state`, PKCE and a
-   * present RFC 9207 `iss`, stores the grant, and retires the live session so the next
-   * call uses the new grant (calls in flight finish on the old one).
+   * present RFC 9207 `iss`, stores the grant, retires the live session (calls in flight
+   * finish on the old one), then connects with the new grant and publishes the server's
+   * tools. Throws `McpServerUnavailableError` if that last step fails (the grant is kept).
    */
-  async completeAuthorization(serverId: string, redirectUrlOrCode: string): Promise<void> {
+  async completeAuthorization(serverId: string, redirectUrlOrCode: string, options: McpOperationOptions = {}): Promise<void> {
     const { registration, authorizer } = this.authorizer(serverId);
     await authorizer.complete(redirectUrlOrCode);
     await registration.disconnect();
-    if (registration.state === 'authorization_required') registration.state = 'disconnected';
+    // Connect with the new grant and publish the server's tools now, so the caller learns at once if it works.
+    const [failure] = await refreshServers([registration], this.table, {
+      force: true,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (failure !== undefined) {
+      throw new McpServerUnavailableError(
+        serverId,
+        `MCP server "${serverId}" was authorized, but its tools could not be listed: ${failure.error.message}`,
+        failure.error,
+      );
+    }
   }
 
   /** Forgets a pending interactive authorization. Returns whether one was pending. */
@@ -312,13 +316,12 @@ export class McpToolProvider implements ToolProvider {
 
   /** Ids of the registered servers, sorted. */
   serverIds(): string[] {
-    return [...new Set([...this.registrations.keys(), ...this.pending.map((config) => config.id)])].sort();
+    return [...this.registrations.keys()].sort();
   }
 
   /** A server's configuration with every secret redacted. */
   serverConfig(serverId: string): Record<string, unknown> {
-    const pending = this.pending.find((config) => config.id === serverId);
-    return redactedConfig(pending ?? this.registration(serverId).config);
+    return redactedConfig(this.registration(serverId).config);
   }
 
   /** The status of every server, sorted by id. Observes only; never connects. */
@@ -326,7 +329,6 @@ export class McpToolProvider implements ToolProvider {
     const statuses = Array.from(this.registrations.values(), (registration) =>
       registration.status(this.table.countFor(registration.id)),
     );
-    for (const config of this.pending) statuses.push({ id: config.id, state: 'disconnected', toolCount: 0 });
     return statuses.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 

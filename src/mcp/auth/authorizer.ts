@@ -250,13 +250,13 @@ export class McpServerAuthorizer {
         try {
           result = await this.runAuth({ ...challenge, ...(scope === undefined ? {} : { scope }) });
         } catch (error) {
-          if (error instanceof McpAuthorizationRequired) throw error;
-          if (this.oauth.flow === 'authorization_code') {
-            // A refresh token the authorization server no longer accepts: a person must authorize again.
-            this.options.logger.warn({ serverId: this.serverId, error: errorMessage(error) }, 'OAuth token renewal failed');
-            throw new McpAuthorizationRequired(this.serverId, undefined, error);
-          }
-          throw error;
+          if (this.oauth.flow !== 'authorization_code') throw error;
+          // The authorization server no longer accepts the refresh token (expired, revoked,
+          // or reused): the SDK then tries to start a new authorization, which needs a person.
+          const reason =
+            error instanceof McpAuthorizationRequired ? 'the authorization server rejected the refresh token' : errorMessage(error);
+          this.options.logger.warn({ serverId: this.serverId, error: reason }, 'OAuth token renewal failed; authorization is required');
+          throw error instanceof McpAuthorizationRequired ? error : new McpAuthorizationRequired(this.serverId, undefined, error);
         }
         if (result !== 'AUTHORIZED') throw new McpAuthorizationRequired(this.serverId);
       } finally {
@@ -330,9 +330,16 @@ export class McpServerAuthorizer {
       });
     }
     return this.lock.run(async () => {
-      await this.current();
+      const stored = await this.current();
       this.pending = undefined;
       if (options.scopes !== undefined) this.noteRequiredScope(options.scopes.join(' '));
+      // A dynamically registered client may be limited to the scopes it registered with;
+      // when more are needed now, register again.
+      const registered = (stored.client as { scope?: string } | undefined)?.scope?.split(' ');
+      const wanted = this.requestedScope()?.split(' ') ?? [];
+      if (this.oauth.clientId === undefined && registered !== undefined && wanted.some((scope) => !registered.includes(scope))) {
+        delete stored.client;
+      }
       this.interactive = true;
       try {
         const scope = this.requestedScope();

@@ -4,6 +4,7 @@
  * and its endpoint, so changing a server's URL never reuses an unrelated grant.
  */
 import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import { inspect } from 'node:util';
 import { Mutex } from '../locks.js';
 
 /** Identifies one grant: the server id and the endpoint it authorizes. */
@@ -104,5 +105,9 @@ export class InMemoryMcpCredentialStore implements McpCredentialStore {
   /** Never shows credentials. */
   toJSON(): { keys: number } {
     return { keys: this.entries.size };
+  }
+
+  [inspect.custom](): string {
+    return `InMemoryMcpCredentialStore { keys: ${this.entries.size} }`;
   }
 }
