@@ -1,0 +1,254 @@
+/**
+ * The client program the official MCP conformance suite drives (see README.md beside
+ * this file). One program plays every scenario: the suite names it in
+ * `MCP_CONFORMANCE_SCENARIO`, picks the wire in `MCP_CONFORMANCE_PROTOCOL_VERSION` and
+ * appends the test server's URL as the last argument.
+ *
+ * Everything goes through mcp-fleet's public API, the way an application would use it:
+ * one required Streamable HTTP server in an `McpToolProvider`, registered in a
+ * `ToolHost`; tools are called by their model-facing names. The verdict comes from
+ * what the test server observed; the exit status only records whether the script
+ * completed (0), the library raised or a call failed (1), the invocation was unusable
+ * (2), or the scenario is not supported yet (3).
+ */
+import { inspect } from 'node:util';
+import { z } from 'zod';
+import {
+  type McpLifecycle,
+  type McpLogger,
+  McpToolProvider,
+  presentationText,
+  type ToolDefinition,
+  ToolHost,
+  type ToolOutput,
+} from '../src/index.js';
+
+const SERVER_ID = 'test';
+
+/** Stay under the runner's 30 s client timeout, so a hang ends with our own message. */
+const DEADLINE_MS = 25_000;
+
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+const EXIT_NOT_SUPPORTED = 3;
+
+/** Each wire version of the suite and the lifecycle that speaks it. */
+const LIFECYCLES: Record<string, McpLifecycle> = {
+  '2025-11-25': 'initialize',
+  '2026-07-28': 'discover',
+};
+
+/** Scenario families of the suite that mcp-fleet does not support yet, and why. */
+const NOT_SUPPORTED: ReadonlyArray<{ pattern: RegExp; feature: string }> = [
+  { pattern: /^auth\//, feature: 'OAuth authorization' },
+  { pattern: /^elicitation-/, feature: 'elicitation' },
+  { pattern: /^sep-2322-/, feature: 'multi-round-trip tool calls (SEP-2322)' },
+  { pattern: /^sep-2640-/, feature: 'the skills extension (SEP-2640)' },
+];
+
+/** `MCP_CONFORMANCE_CONTEXT` of `http-custom-headers`: the calls to make, in order. */
+const toolCallsContext = z.object({
+  toolCalls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) })),
+});
+
+class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+function log(message: string, fields?: Record<string, unknown>): void {
+  const suffix = fields === undefined ? '' : ` ${JSON.stringify(fields)}`;
+  process.stderr.write(`[conformance-client] ${message}${suffix}\n`);
+}
+
+/** mcp-fleet's own log lines go to stderr too, so a failing run explains itself. */
+const stderrLogger: McpLogger = {
+  debug: (fields, message) => log(`mcp-fleet debug: ${message}`, fields),
+  info: (fields, message) => log(`mcp-fleet info: ${message}`, fields),
+  warn: (fields, message) => log(`mcp-fleet warn: ${message}`, fields),
+  error: (fields, message) => log(`mcp-fleet error: ${message}`, fields),
+};
+
+/** What a scenario script works with: the initialised host and its one provider. */
+interface Run {
+  host: ToolHost;
+  provider: McpToolProvider;
+  signal: AbortSignal;
+  /** The parsed `MCP_CONFORMANCE_CONTEXT`, or `{}` when the suite sends none. */
+  context: unknown;
+}
+
+type Scenario = (run: Run) => Promise<void>;
+
+/** The model-facing name of a remote tool; a tool the library did not publish fails the script. */
+function localName(run: Run, remoteName: string): string {
+  const name = run.provider.toolName(SERVER_ID, remoteName);
+  if (name === undefined) throw new ScenarioError(`tool "${remoteName}" is not published by mcp-fleet`);
+  return name;
+}
+
+function definitionOf(run: Run, remoteName: string): ToolDefinition {
+  const name = localName(run, remoteName);
+  const definition = run.host.definitions().find((candidate) => candidate.name === name);
+  if (definition === undefined) throw new ScenarioError(`tool "${name}" has no definition in host.definitions()`);
+  return definition;
+}
+
+function describeOutput(output: ToolOutput): string {
+  return output.modelOutput === undefined ? JSON.stringify(output.output) : presentationText(output.modelOutput);
+}
+
+/** Calls a remote tool through the host; an `isError` result fails the script. */
+async function callExpectingSuccess(run: Run, remoteName: string, args: Record<string, unknown>): Promise<void> {
+  const name = localName(run, remoteName);
+  log(`calling ${remoteName} as ${name}`, { arguments: args });
+  const output = await run.host.call(name, args, { signal: run.signal });
+  const text = describeOutput(output);
+  if (output.isError) throw new ScenarioError(`tool "${remoteName}" returned an error: ${text}`);
+  log(`${remoteName} returned`, { text: text.slice(0, 500) });
+}
+
+/** The catalog is listed by `host.init()`; these scenarios need nothing more. */
+const listOnly: Scenario = () => Promise.resolve();
+
+const SCENARIOS: Record<string, Scenario> = {
+  initialize: listOnly,
+  'request-metadata': listOnly,
+  'json-schema-ref-no-deref': listOnly,
+
+  tools_call: (run) => callExpectingSuccess(run, 'add_numbers', { a: 5, b: 3 }),
+
+  'sse-retry': (run) => callExpectingSuccess(run, 'test_reconnection', {}),
+
+  // Resources and prompts have no public API yet; the suite marks those checks SKIPPED.
+  'http-standard-headers': async (run) => {
+    await callExpectingSuccess(run, 'test_headers', {});
+    await callExpectingSuccess(run, 'my-hyphenated-tool', {});
+  },
+
+  'http-custom-headers': async (run) => {
+    const parsed = toolCallsContext.safeParse(run.context);
+    if (!parsed.success) throw new ScenarioError(`MCP_CONFORMANCE_CONTEXT has no usable toolCalls: ${parsed.error.message}`);
+    for (const call of parsed.data.toolCalls) await callExpectingSuccess(run, call.name, call.arguments);
+  },
+
+  // The library must have dropped every tool with an invalid x-mcp-header; only valid_tool remains.
+  'http-invalid-tool-headers': async (run) => {
+    const published = run.host
+      .definitions()
+      .flatMap((definition) => run.provider.toolOrigin(definition.name)?.remoteName ?? []);
+    log('published remote tools', { published });
+    await callExpectingSuccess(run, 'valid_tool', { region: 'us-east-1' });
+  },
+
+  // Echo the schema exactly as a model would receive it, so the server sees what survived.
+  'json-schema-2020-12-preservation': async (run) => {
+    const schema = definitionOf(run, 'json_schema_2020_12_tool').parameters;
+    await callExpectingSuccess(run, 'json_schema_echo', { schema });
+  },
+};
+
+interface Invocation {
+  scenario: string;
+  lifecycle: McpLifecycle;
+  url: string;
+  context: unknown;
+}
+
+/** Reads the suite's argv and environment; returns an error message when they are unusable. */
+function readInvocation(): Invocation | string {
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
+  if (scenario === undefined || scenario === '') return 'MCP_CONFORMANCE_SCENARIO is not set';
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? '2025-11-25';
+  const lifecycle = LIFECYCLES[version];
+  if (lifecycle === undefined) return `unsupported MCP_CONFORMANCE_PROTOCOL_VERSION "${version}"`;
+  const url = process.argv.at(-1);
+  if (url === undefined || !/^https?:\/\//.test(url)) return 'the last argument must be the test server URL';
+  let context: unknown = {};
+  const rawContext = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (rawContext !== undefined && rawContext !== '') {
+    try {
+      context = JSON.parse(rawContext);
+    } catch {
+      return 'MCP_CONFORMANCE_CONTEXT is not valid JSON';
+    }
+  }
+  return { scenario, lifecycle, url, context };
+}
+
+/** The error and its chain of causes, so the library's own reason shows in stderr. */
+function describeError(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 5; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      lines.push(`${current.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${current.message}`);
+      current = current.cause;
+    } else {
+      lines.push(inspect(current, { depth: 2 }));
+      current = undefined;
+    }
+  }
+  return lines.join('\n  caused by ');
+}
+
+async function play(invocation: Invocation, script: Scenario): Promise<number> {
+  const provider = new McpToolProvider({
+    servers: [
+      {
+        id: SERVER_ID,
+        transport: { type: 'http', url: invocation.url },
+        lifecycle: invocation.lifecycle,
+        // A required server makes init() throw when set-up fails, instead of logging and going on.
+        required: true,
+      },
+    ],
+    logger: stderrLogger,
+  });
+  const host = new ToolHost({ providers: [provider] });
+  const signal = AbortSignal.timeout(DEADLINE_MS);
+  let status = 0;
+  try {
+    await host.init({ signal });
+    const tools = provider.definitions().map((definition) => definition.name);
+    log('catalog listed', { tools });
+    await script({ host, provider, signal, context: invocation.context });
+    log(`scenario ${invocation.scenario} completed`);
+  } catch (error) {
+    log(`scenario ${invocation.scenario} failed:\n  ${describeError(error)}`);
+    status = EXIT_FAILED;
+  } finally {
+    await host.close().catch((error: unknown) => log(`close failed: ${describeError(error)}`));
+  }
+  return status;
+}
+
+async function main(): Promise<number> {
+  const invocation = readInvocation();
+  if (typeof invocation === 'string') {
+    log(invocation);
+    return EXIT_USAGE;
+  }
+  const { scenario } = invocation;
+  const unsupported = NOT_SUPPORTED.find((entry) => entry.pattern.test(scenario));
+  if (unsupported !== undefined) {
+    log(`scenario ${scenario} is not supported yet: mcp-fleet has no ${unsupported.feature}`);
+    return EXIT_NOT_SUPPORTED;
+  }
+  const script = SCENARIOS[scenario];
+  if (script === undefined) {
+    log(`unknown scenario "${scenario}"`);
+    return EXIT_USAGE;
+  }
+  log(`scenario ${scenario}, lifecycle ${invocation.lifecycle}, server ${invocation.url}`);
+  return play(invocation, script);
+}
+
+// Exit explicitly: a socket the library failed to release must not keep the runner waiting.
+main().then(
+  (status) => process.exit(status),
+  (error: unknown) => {
+    log(`unexpected failure: ${describeError(error)}`);
+    process.exit(EXIT_FAILED);
+  },
+);
