@@ -51,6 +51,11 @@ export interface SideResult {
   setupMs: number;
   protocolVersion: string | undefined;
   stats: LatencyStats;
+  /**
+   * CPU time (user + system) this process spent per measured call. Unlike wall time it
+   * excludes the server and waiting, so it shows the client-side cost even on a busy box.
+   */
+  cpuUsPerCall: number;
 }
 
 export interface ScenarioResult {
@@ -60,6 +65,11 @@ export interface ScenarioResult {
   raw: SideResult;
   /** fleet median / raw median. */
   ratio: number;
+  /**
+   * The 25th and 75th percentiles of the per-round ratios (one fleet block against the
+   * adjacent raw block): how much the ratio itself moves with machine noise in this run.
+   */
+  roundRatioIqr: [number, number];
 }
 
 /** One way of calling the tool. */
@@ -197,13 +207,22 @@ export function summarise(samples: Float64Array): LatencyStats {
   };
 }
 
-/** Runs `count` sequential calls, writing each latency (µs) into `into` from `offset`. */
-async function timedCalls(side: Side, count: number, into: Float64Array, offset: number): Promise<void> {
+/** A side's measurements, filled block by block. */
+interface Samples {
+  latencyUs: Float64Array;
+  cpuUs: number;
+}
+
+/** Runs `count` sequential calls, writing each latency (µs) into `samples` from `offset`. */
+async function timedCalls(side: Side, count: number, samples: Samples, offset: number): Promise<void> {
+  const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const start = process.hrtime.bigint();
     await side.call();
-    into[offset + i] = Number(process.hrtime.bigint() - start) / 1e3;
+    samples.latencyUs[offset + i] = Number(process.hrtime.bigint() - start) / 1e3;
   }
+  const used = process.cpuUsage(cpu);
+  samples.cpuUs += used.user + used.system;
 }
 
 async function untimedCalls(side: Side, count: number): Promise<void> {
@@ -233,8 +252,9 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
       await untimedCalls(raw, count);
     }
 
-    const fleetSamples = new Float64Array(options.calls);
-    const rawSamples = new Float64Array(options.calls);
+    const fleetSamples: Samples = { latencyUs: new Float64Array(options.calls), cpuUs: 0 };
+    const rawSamples: Samples = { latencyUs: new Float64Array(options.calls), cpuUs: 0 };
+    const roundRatios: number[] = [];
     for (let done = 0, round = 0; done < options.calls; done += options.block, round++) {
       const count = Math.min(options.block, options.calls - done);
       // ABBA order: neither side always runs right after the other's block.
@@ -245,16 +265,26 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
         await timedCalls(raw, count, rawSamples, done);
         await timedCalls(fleet, count, fleetSamples, done);
       }
+      const blockMedian = (samples: Samples): number => summarise(samples.latencyUs.subarray(done, done + count)).medianUs;
+      roundRatios.push(blockMedian(fleetSamples) / blockMedian(rawSamples));
     }
+    const sortedRatios = Float64Array.from(roundRatios).sort();
 
-    const fleetStats = summarise(fleetSamples);
-    const rawStats = summarise(rawSamples);
+    const result = (side: Side, samples: Samples): SideResult => ({
+      setupMs: side.setupMs,
+      protocolVersion: side.protocolVersion,
+      stats: summarise(samples.latencyUs),
+      cpuUsPerCall: samples.cpuUs / options.calls,
+    });
+    const fleetResult = result(fleet, fleetSamples);
+    const rawResult = result(raw, rawSamples);
     return {
       transport: options.transport,
       era: options.era,
-      fleet: { setupMs: fleet.setupMs, protocolVersion: fleet.protocolVersion, stats: fleetStats },
-      raw: { setupMs: raw.setupMs, protocolVersion: raw.protocolVersion, stats: rawStats },
-      ratio: fleetStats.medianUs / rawStats.medianUs,
+      fleet: fleetResult,
+      raw: rawResult,
+      ratio: fleetResult.stats.medianUs / rawResult.stats.medianUs,
+      roundRatioIqr: [percentile(sortedRatios, 25), percentile(sortedRatios, 75)],
     };
   } finally {
     await Promise.allSettled(closers.map((close) => close()));

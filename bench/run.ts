@@ -45,14 +45,28 @@ function row(cells: string[], widths: number[]): string {
 }
 
 function table(results: ScenarioResult[]): string {
-  const header = ['transport', 'era', 'side', 'setup ms', 'median µs', 'p90 µs', 'p99 µs', 'ratio'];
+  const header = ['transport', 'era', 'side', 'setup ms', 'median µs', 'p90 µs', 'p99 µs', 'cpu µs/call', 'ratio', 'round IQR'];
   const us = (value: number): string => Math.round(value).toString();
   const rows: string[][] = [];
   for (const result of results) {
     const era = `${result.era} ${ERA_VERSION[result.era]}`;
     for (const [side, data] of [['mcp-fleet', result.fleet], ['raw SDK', result.raw]] as const) {
-      const ratio = side === 'mcp-fleet' ? `${result.ratio.toFixed(3)}${result.ratio > TARGET_RATIO ? ' !' : ''}` : '';
-      rows.push([result.transport, era, side, data.setupMs.toFixed(0), us(data.stats.medianUs), us(data.stats.p90Us), us(data.stats.p99Us), ratio]);
+      const fleetRow = side === 'mcp-fleet';
+      const ratio = fleetRow ? `${result.ratio.toFixed(3)}${result.ratio > TARGET_RATIO ? ' !' : ''}` : '';
+      const [low, high] = result.roundRatioIqr;
+      const spread = fleetRow ? `${low.toFixed(2)}-${high.toFixed(2)}` : '';
+      rows.push([
+        result.transport,
+        era,
+        side,
+        data.setupMs.toFixed(0),
+        us(data.stats.medianUs),
+        us(data.stats.p90Us),
+        us(data.stats.p99Us),
+        us(data.cpuUsPerCall),
+        ratio,
+        spread,
+      ]);
     }
   }
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((cells) => cells[i]!.length)));
@@ -76,7 +90,10 @@ async function main(): Promise<void> {
       results.push(result);
     }
   }
-  console.log(`\n${table(results)}\n\nratio = mcp-fleet median / raw SDK median; target <= ${TARGET_RATIO.toFixed(2)} ("!" marks a miss).`);
+  console.log(`\n${table(results)}\n`);
+  console.log(`ratio = mcp-fleet median / raw SDK median; target <= ${TARGET_RATIO.toFixed(2)} ("!" marks a miss).`);
+  console.log('round IQR = 25th-75th percentile of the per-round ratios (fleet block / adjacent raw block): the noise.');
+  console.log('cpu µs/call = user+system CPU of this process per measured call (the servers are not counted).');
 
   const directory = new URL('./results/', import.meta.url);
   mkdirSync(directory, { recursive: true });

@@ -8,6 +8,7 @@
 import { InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
 import { McpCatalogError } from './catalog.js';
+import { OperationSignal } from './deadline.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
 import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
 import { jsonEqual } from './presentation.js';
@@ -72,8 +73,8 @@ export async function callTool(context: CallContext, name: string, args: unknown
   const { timeouts } = registration.config;
   const callerSignal = options.signal;
   const deadlineMs = Math.min(timeouts.callMs, options.timeoutMs ?? Number.POSITIVE_INFINITY);
-  const deadline = AbortSignal.timeout(Math.max(1, deadlineMs));
-  const signal = AbortSignal.any([...(callerSignal ? [callerSignal] : []), registration.signal, deadline]);
+  const operation = new OperationSignal([callerSignal, registration.signal], deadlineMs);
+  const signal = operation.signal;
   let dispatched = false;
   try {
     // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
@@ -137,7 +138,9 @@ export async function callTool(context: CallContext, name: string, args: unknown
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
     const cause = registration.lastSession?.failure ?? error;
-    return failureOutput(registration, captured, cause, { deadline, deadlineMs, dispatched });
+    return failureOutput(registration, captured, cause, { timedOut: operation.timedOut, deadlineMs, dispatched });
+  } finally {
+    operation.dispose();
   }
 }
 
@@ -166,7 +169,7 @@ function failureOutput(
   registration: ServerRegistration,
   route: McpRoute,
   error: unknown,
-  state: { deadline: AbortSignal; deadlineMs: number; dispatched: boolean },
+  state: { timedOut: boolean; deadlineMs: number; dispatched: boolean },
 ): ToolOutput {
   const { serverId, remoteName } = route;
   if (registration.removed || error instanceof McpServerRemovedError) {
@@ -178,7 +181,7 @@ function failureOutput(
     output.output = { error: { code: 'authorization_required', server_id: serverId } };
     return output;
   }
-  if (state.deadline.aborted) {
+  if (state.timedOut) {
     return callError(
       serverId,
       remoteName,

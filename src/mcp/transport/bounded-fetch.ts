@@ -70,18 +70,22 @@ function requestId(init: RequestInit | undefined): string | number | undefined {
   }
 }
 
-/** Counts a JSON body and errors the stream once it passes `limit` bytes. */
-function boundJson(body: ReadableStream<Uint8Array>, limit: number, error: () => Error): ReadableStream<Uint8Array> {
+/** Reads a body of unknown length, failing as soon as it passes `limit` bytes. */
+async function readBounded(body: ReadableStream<Uint8Array>, limit: number, error: () => Error): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
   let total = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > limit) controller.error(error());
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw error();
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
 const CR = 13;
@@ -160,17 +164,21 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const body = response.body;
     if (body === null) return response;
     const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-    let bounded: ReadableStream<Uint8Array>;
+    const rebuild = (content: ReadableStream<Uint8Array> | Uint8Array): Response =>
+      new Response(content, { status: response.status, statusText: response.statusText, headers: response.headers });
     if (contentType.includes('text/event-stream')) {
-      bounded = boundSse(body, messageBytes, requestId(init), () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event'));
-    } else {
-      const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-      if (Number.isFinite(declared) && declared > messageBytes) {
+      const error = () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
+      return rebuild(boundSse(body, messageBytes, requestId(init), error));
+    }
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (Number.isFinite(declared)) {
+      if (declared > messageBytes) {
         await body.cancel().catch(() => {});
         throw new McpResponseTooLargeError(serverId, messageBytes, `an HTTP body of ${declared} bytes`);
       }
-      bounded = boundJson(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'));
+      // HTTP framing holds the body to its declared length: nothing to count.
+      return response;
     }
-    return new Response(bounded, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return rebuild(await readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body')));
   };
 }
