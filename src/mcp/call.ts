@@ -16,7 +16,7 @@ import { refreshServers } from './refresh.js';
 import type { ServerRegistration } from './registration.js';
 import { callError, callOutput } from './results.js';
 import type { McpRoute, RouteTable } from './routes.js';
-import type { McpLogger } from './logger.js';
+import { type McpLogger, silentLogger } from './logger.js';
 import { redactSecrets } from './redaction.js';
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { McpMessageTooLargeError } from './transport/stdio.js';
@@ -73,21 +73,27 @@ export async function callTool(context: CallContext, name: string, args: unknown
   const { timeouts } = registration.config;
   const callerSignal = options.signal;
   const deadlineMs = Math.min(timeouts.callMs, options.timeoutMs ?? Number.POSITIVE_INFINITY);
-  const operation = new OperationSignal([callerSignal, registration.signal], deadlineMs);
-  const signal = operation.signal;
+  const deadlineAt = performance.now() + deadlineMs;
+  // Waiting (connecting, refreshing, queueing) needs a signal bound to the logical deadline.
+  // The common path waits for nothing and creates none: the request itself carries the
+  // deadline as the SDK's total timeout, which also cancels it on the wire.
+  let waiting: OperationSignal | undefined;
+  const waitSignal = (): AbortSignal => (waiting ??= new OperationSignal([callerSignal, registration.signal], deadlineAt - performance.now())).signal;
+  const timedOut = (): boolean => waiting?.timedOut === true || performance.now() >= deadlineAt - 1;
   let dispatched = false;
   try {
     // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
-    await registration.ensureSession(signal);
+    let session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
     if (registration.dirty) {
-      const [failure] = await refreshServers([registration], context.table, { force: false, signal });
+      const [failure] = await refreshServers([registration], context.table, { force: false, signal: waitSignal() });
       // A catalog that broke a budget leaves the last snapshot published, and usable.
       if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
       const problem = staleRouteProblem(context, captured);
       if (problem !== undefined) return callError(serverId, remoteName, 'catalog_changed', problem);
+      session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
     }
-    const session = await registration.ensureSession(signal);
-    const release = await registration.gate.acquire(isShared(registration, captured), signal);
+    const shared = isShared(registration, captured);
+    const release = registration.gate.tryAcquire(shared) ?? (await registration.gate.acquire(shared, waitSignal()));
     try {
       // The session may have been retired while this call waited its turn.
       if (session.closed || registration.session !== session) {
@@ -98,27 +104,32 @@ export async function callTool(context: CallContext, name: string, args: unknown
           `MCP server "${serverId}" was disconnected before the call started; call the tool again.`,
         );
       }
+      const remaining = Math.floor(deadlineAt - performance.now());
+      if (remaining <= 0) throw new DeadlineExceeded();
       dispatched = true;
-      const started = performance.now();
+      const started = context.logger === silentLogger ? 0 : performance.now();
       const send = () =>
-        session.track(() =>
+        session.track(
           session.client.callTool(
             { name: remoteName, arguments: args as Record<string, unknown> },
             {
-              signal,
-              timeout: timeouts.requestMs,
-              // Server progress resets the per-request timeout (never the logical-call deadline).
+              ...(callerSignal === undefined ? {} : { signal: callerSignal }),
+              timeout: Math.min(timeouts.requestMs, remaining),
+              // Server progress resets the per-request timeout, never the logical-call deadline.
               resetTimeoutOnProgress: true,
-              onprogress: () => {},
+              maxTotalTimeout: remaining,
+              onprogress: ignoreProgress,
               toolDefinition: captured.tool,
             },
           ),
         );
       const result = await withStepUp(registration, send);
-      context.logger.debug(
-        { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
-        'MCP tool call finished',
-      );
+      if (context.logger !== silentLogger) {
+        context.logger.debug(
+          { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
+          'MCP tool call finished',
+        );
+      }
       return callOutput(serverId, remoteName, result, registration.config.limits);
     } catch (error) {
       if (isSessionExpired(error, session.transport.sessionId)) {
@@ -138,11 +149,17 @@ export async function callTool(context: CallContext, name: string, args: unknown
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
     const cause = registration.lastSession?.failure ?? error;
-    return failureOutput(registration, captured, cause, { timedOut: operation.timedOut, deadlineMs, dispatched });
+    return failureOutput(registration, captured, cause, { timedOut: timedOut(), deadlineMs, dispatched });
   } finally {
-    operation.dispose();
+    waiting?.dispose();
   }
 }
+
+/** The logical-call deadline passed before the request could be sent. */
+class DeadlineExceeded extends Error {}
+
+/** Asking for progress lets a server's progress reset the per-request timeout; the updates themselves are not used. */
+function ignoreProgress(): void {}
 
 /** At most this many scope step-ups per call (the conformance suite's limit is three). */
 const MAX_STEP_UPS = 2;

@@ -32,6 +32,11 @@ export class CallGate {
   private exclusiveHeld = false;
   private readonly queue: Waiter[] = [];
 
+  /** Enters at once if the gate is free and nobody waits; returns the release function, else `undefined`. */
+  tryAcquire(shared: boolean): (() => void) | undefined {
+    return this.queue.length === 0 && this.canEnter(shared) ? this.enter(shared) : undefined;
+  }
+
   /** Waits for the gate; resolves with the release function. Rejects with the signal's reason on abort. */
   acquire(shared: boolean, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);

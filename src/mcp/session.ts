@@ -123,15 +123,15 @@ export class McpSession {
     this.pump.start();
   }
 
-  /** Runs `operation` as in-flight work: a retired session closes only once its in-flight work is done. */
-  async track<T>(operation: () => Promise<T>): Promise<T> {
+  /** Counts `work` as in flight: a retired session closes only once its in-flight work is done. */
+  track<T>(work: Promise<T>): Promise<T> {
     this.inflight++;
-    try {
-      return await operation();
-    } finally {
+    const done = (): void => {
       this.inflight--;
       if (this.retired && this.inflight === 0) void this.close();
-    }
+    };
+    work.then(done, done);
+    return work;
   }
 
   /**
