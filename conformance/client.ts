@@ -14,7 +14,9 @@
 import { inspect } from 'node:util';
 import { z } from 'zod';
 import {
+  McpAuthorizationRequired,
   type McpLifecycle,
+  type McpOAuthConfig,
   type McpLogger,
   McpToolProvider,
   presentationText,
@@ -40,11 +42,64 @@ const LIFECYCLES: Record<string, McpLifecycle> = {
 
 /** Scenario families of the suite that mcp-fleet does not support yet, and why. */
 const NOT_SUPPORTED: ReadonlyArray<{ pattern: RegExp; feature: string }> = [
-  { pattern: /^auth\//, feature: 'OAuth authorization' },
+  { pattern: /^auth\/(dpop|dpop-nonce|wif-jwt-bearer|enterprise-managed-authorization)$/, feature: 'this OAuth extension (DPoP, workload identity, enterprise-managed)' },
   { pattern: /^elicitation-/, feature: 'elicitation' },
   { pattern: /^sep-2322-/, feature: 'multi-round-trip tool calls (SEP-2322)' },
   { pattern: /^sep-2640-/, feature: 'the skills extension (SEP-2640)' },
 ];
+
+/** Nothing listens there: the suite's authorization servers approve at once, and the client reads the redirect. */
+const REDIRECT_URI = 'http://localhost:3000/callback';
+/** A client ID metadata document URL (SEP-991): the one the suite's basic-cimd scenario expects; nothing fetches it. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Re-authorizations allowed after the first one, e.g. for a scope step-up. */
+const MAX_REAUTHORIZATIONS = 2;
+
+/** `MCP_CONFORMANCE_CONTEXT` of the scenarios with pre-issued credentials. */
+const credentialsContext = z.object({
+  client_id: z.string(),
+  client_secret: z.string().optional(),
+  private_key_pem: z.string().optional(),
+  signing_algorithm: z.string().optional(),
+});
+
+/** The OAuth configuration an application would give mcp-fleet for an `auth/*` scenario. */
+function oauthFor(scenario: string, context: unknown): McpOAuthConfig | undefined {
+  if (!scenario.startsWith('auth/')) return undefined;
+  const credentials = credentialsContext.safeParse(context);
+  if (scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt') {
+    if (!credentials.success) throw new ScenarioError(`MCP_CONFORMANCE_CONTEXT has no client credentials: ${credentials.error.message}`);
+    const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKey, signing_algorithm: alg } = credentials.data;
+    return privateKey === undefined
+      ? { flow: 'client_credentials', clientId, clientSecret: clientSecret ?? '', authMethod: 'client_secret_basic' }
+      : { flow: 'client_credentials', clientId, privateKey, signingAlgorithm: alg ?? 'ES256', authMethod: 'private_key_jwt' };
+  }
+  if (scenario === 'auth/pre-registration') {
+    if (!credentials.success) throw new ScenarioError(`MCP_CONFORMANCE_CONTEXT has no client: ${credentials.error.message}`);
+    return { flow: 'authorization_code', redirectUri: REDIRECT_URI, clientId: credentials.data.client_id, ...(credentials.data.client_secret ? { clientSecret: credentials.data.client_secret } : {}) };
+  }
+  return { flow: 'authorization_code', redirectUri: REDIRECT_URI, clientMetadataUrl: CLIENT_METADATA_URL };
+}
+
+/**
+ * Plays the person with a browser: opens the authorization URL (the suite's servers
+ * approve at once and redirect) and pastes the redirect URL back into mcp-fleet.
+ */
+async function authorize(provider: McpToolProvider, signal: AbortSignal): Promise<void> {
+  const url = await provider.beginAuthorization(SERVER_ID);
+  log('authorization URL', { url });
+  const response = await fetch(url, { redirect: 'manual', signal });
+  const location = response.headers.get('location');
+  await response.body?.cancel();
+  if (location === null) throw new ScenarioError(`the authorization server answered ${response.status} without a redirect`);
+  log('redirected to', { location });
+  await provider.completeAuthorization(SERVER_ID, new URL(location, url).href, { signal });
+}
+
+/** Whether a tool result says the server wants (other) authorization. */
+function needsAuthorization(output: ToolOutput): boolean {
+  return output.isError && (output.output as { error?: { code?: unknown } } | undefined)?.error?.code === 'authorization_required';
+}
 
 /** `MCP_CONFORMANCE_CONTEXT` of `http-custom-headers`: the calls to make, in order. */
 const toolCallsContext = z.object({
@@ -75,6 +130,8 @@ interface Run {
   signal: AbortSignal;
   /** The parsed `MCP_CONFORMANCE_CONTEXT`, or `{}` when the suite sends none. */
   context: unknown;
+  /** Whether the server is configured with OAuth. */
+  oauth: boolean;
 }
 
 type Scenario = (run: Run) => Promise<void>;
@@ -97,11 +154,20 @@ function describeOutput(output: ToolOutput): string {
   return output.modelOutput === undefined ? JSON.stringify(output.output) : presentationText(output.modelOutput);
 }
 
-/** Calls a remote tool through the host; an `isError` result fails the script. */
+/**
+ * Calls a remote tool through the host; an `isError` result fails the script. A result
+ * asking for authorization (a scope step-up, a migrated authorization server) runs the
+ * interactive flow again, a bounded number of times.
+ */
 async function callExpectingSuccess(run: Run, remoteName: string, args: Record<string, unknown>): Promise<void> {
   const name = localName(run, remoteName);
   log(`calling ${remoteName} as ${name}`, { arguments: args });
-  const output = await run.host.call(name, args, { signal: run.signal });
+  let output = await run.host.call(name, args, { signal: run.signal });
+  for (let attempt = 0; needsAuthorization(output) && run.oauth && attempt < MAX_REAUTHORIZATIONS; attempt++) {
+    log('the server asks for authorization again', { attempt: attempt + 1 });
+    await authorize(run.provider, run.signal);
+    output = await run.host.call(name, args, { signal: run.signal });
+  }
   const text = describeOutput(output);
   if (output.isError) throw new ScenarioError(`tool "${remoteName}" returned an error: ${text}`);
   log(`${remoteName} returned`, { text: text.slice(0, 500) });
@@ -146,6 +212,9 @@ const SCENARIOS: Record<string, Scenario> = {
     await callExpectingSuccess(run, 'json_schema_echo', { schema });
   },
 };
+
+/** Every supported `auth/*` scenario: authorize (done by `play`), list, call the one tool. */
+const authScenario: Scenario = (run) => callExpectingSuccess(run, 'test-tool', {});
 
 interface Invocation {
   scenario: string;
@@ -193,11 +262,12 @@ function describeError(error: unknown): string {
 }
 
 async function play(invocation: Invocation, script: Scenario): Promise<number> {
+  const oauth = oauthFor(invocation.scenario, invocation.context);
   const provider = new McpToolProvider({
     servers: [
       {
         id: SERVER_ID,
-        transport: { type: 'http', url: invocation.url },
+        transport: { type: 'http', url: invocation.url, ...(oauth ? { oauth } : {}) },
         lifecycle: invocation.lifecycle,
         // A required server makes init() throw when set-up fails, instead of logging and going on.
         required: true,
@@ -209,10 +279,25 @@ async function play(invocation: Invocation, script: Scenario): Promise<number> {
   const signal = AbortSignal.timeout(DEADLINE_MS);
   let status = 0;
   try {
-    await host.init({ signal });
+    try {
+      await host.init({ signal });
+    } catch (error) {
+      // The application's part of the authorization-code flow: send the person to the URL,
+      // again when the server wants more (a scope step-up, a new authorization server).
+      if (!(error instanceof McpAuthorizationRequired) || oauth?.flow !== 'authorization_code') throw error;
+      for (let attempt = 0; ; attempt++) {
+        log('authorization required', { message: error.message, attempt });
+        try {
+          await authorize(provider, signal);
+          break;
+        } catch (again) {
+          if (!(again instanceof McpAuthorizationRequired) || attempt >= MAX_REAUTHORIZATIONS) throw again;
+        }
+      }
+    }
     const tools = provider.definitions().map((definition) => definition.name);
     log('catalog listed', { tools });
-    await script({ host, provider, signal, context: invocation.context });
+    await script({ host, provider, signal, context: invocation.context, oauth: oauth !== undefined });
     log(`scenario ${invocation.scenario} completed`);
   } catch (error) {
     log(`scenario ${invocation.scenario} failed:\n  ${describeError(error)}`);
@@ -235,7 +320,7 @@ async function main(): Promise<number> {
     log(`scenario ${scenario} is not supported yet: mcp-fleet has no ${unsupported.feature}`);
     return EXIT_NOT_SUPPORTED;
   }
-  const script = SCENARIOS[scenario];
+  const script = SCENARIOS[scenario] ?? (scenario.startsWith('auth/') ? authScenario : undefined);
   if (script === undefined) {
     log(`unknown scenario "${scenario}"`);
     return EXIT_USAGE;

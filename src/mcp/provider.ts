@@ -291,6 +291,8 @@ export class McpToolProvider implements ToolProvider {
       signal: options.signal ?? new AbortController().signal,
     });
     if (failure !== undefined) {
+      // Still not enough (a scope step-up, another authorization server): the flow runs again.
+      if (failure.error instanceof McpAuthorizationRequired) throw failure.error;
       throw new McpServerUnavailableError(
         serverId,
         `MCP server "${serverId}" was authorized, but its tools could not be listed: ${failure.error.message}`,

@@ -281,6 +281,8 @@ export class McpServerAuthorizer {
       },
       onUnauthorized: async (context: UnauthorizedContext) => {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
+        // A 401 may mean the server moved to another authorization server: discover again.
+        if (this.credentials !== undefined) delete this.credentials.discovery;
         await this.renew(this.tokenOfResponse.get(context.response), {
           ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
           ...(scope === undefined ? {} : { scope }),
@@ -289,12 +291,19 @@ export class McpServerAuthorizer {
     };
   }
 
-  /** Wraps the transport's fetch so each response remembers the bearer token it answered. */
+  /**
+   * Wraps the transport's fetch so each response remembers the bearer token it answered,
+   * and a 403 `insufficient_scope` challenge (SEP-2350) adds its scopes to the next request.
+   */
   tapFetch(fetch: FetchLike): FetchLike {
     return async (url, init) => {
       const authorization = new Headers(init?.headers).get('authorization');
       const response = await fetch(url, init);
       if (authorization?.startsWith('Bearer ')) this.tokenOfResponse.set(response, authorization.slice('Bearer '.length));
+      if (response.status === 403) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        if (error === 'insufficient_scope') this.noteRequiredScope(scope);
+      }
       return response;
     };
   }
@@ -332,6 +341,8 @@ export class McpServerAuthorizer {
     return this.lock.run(async () => {
       const stored = await this.current();
       this.pending = undefined;
+      // Discover afresh: the server may have moved to another authorization server.
+      delete stored.discovery;
       if (options.scopes !== undefined) this.noteRequiredScope(options.scopes.join(' '));
       // A dynamically registered client may be limited to the scopes it registered with;
       // when more are needed now, register again.
@@ -340,10 +351,17 @@ export class McpServerAuthorizer {
       if (this.oauth.clientId === undefined && registered !== undefined && wanted.some((scope) => !registered.includes(scope))) {
         delete stored.client;
       }
+      // What the server asks for (its metadata URL, its scope) comes in the 401 challenge.
+      const challenge = await this.probeChallenge();
+      this.noteRequiredScope(challenge.scope);
       this.interactive = true;
       try {
         const scope = this.requestedScope();
-        const result = await this.runAuth({ force: true, ...(scope === undefined ? {} : { scope }) });
+        const result = await this.runAuth({
+          force: true,
+          ...(scope === undefined ? {} : { scope }),
+          ...(challenge.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: challenge.resourceMetadataUrl }),
+        });
         // Set by the provider callbacks while auth() ran.
         const url = (this.pending as PendingAuthorization | undefined)?.url;
         if (result !== 'REDIRECT' || url === undefined) {
@@ -383,6 +401,27 @@ export class McpServerAuthorizer {
         await release?.();
       }
     });
+  }
+
+  /**
+   * Sends the server one unauthenticated request to read its `WWW-Authenticate`
+   * challenge: the protected resource metadata URL (RFC 9728) and the scope it wants.
+   */
+  private async probeChallenge(): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+    try {
+      const response = await this.options.fetch(this.options.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'mcp-fleet-authorization-probe', method: 'ping' }),
+      });
+      await response.body?.cancel().catch(() => {});
+      if (response.status !== 401 && response.status !== 403) return {};
+      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+      return { ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }), ...(scope === undefined ? {} : { scope }) };
+    } catch {
+      // Discovery without the challenge still works for servers that publish metadata at the well-known URLs.
+      return {};
+    }
   }
 
   /** Forgets a pending interactive authorization. Returns whether there was one. */
