@@ -5,10 +5,13 @@
  * Everything the model should read comes back as a result; only the caller's own abort
  * rejects. A call is never replayed after a transport failure.
  */
-import { InsufficientScopeError } from '@modelcontextprotocol/client';
+import { type CallToolResult, InsufficientScopeError } from '@modelcontextprotocol/client';
 import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
 import { McpCatalogError } from './catalog.js';
 import { OperationSignal } from './deadline.js';
+import type { McpSession } from './session.js';
+import { taskHandleOf, type TaskHandle } from './tap.js';
+import { awaitTask, cancelTask, McpTaskError } from './tasks.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
 import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
 import { jsonEqual } from './presentation.js';
@@ -108,13 +111,20 @@ export async function callTool(context: CallContext, name: string, args: unknown
       if (remaining <= 0) throw new DeadlineExceeded();
       dispatched = true;
       const started = context.logger === silentLogger ? 0 : performance.now();
+      // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
+      const interactive = registration.elicitation !== undefined && session.era === 'legacy';
+      const asTask = wantsTask(registration, session, captured);
       const send = () =>
         session.track(
           session.client.callTool(
-            { name: remoteName, arguments: args as Record<string, unknown> },
+            {
+              name: remoteName,
+              arguments: args as Record<string, unknown>,
+              ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
+            },
             {
               ...(callerSignal === undefined ? {} : { signal: callerSignal }),
-              timeout: Math.min(timeouts.requestMs, remaining),
+              timeout: interactive ? remaining : Math.min(timeouts.requestMs, remaining),
               // Server progress resets the per-request timeout, never the logical-call deadline.
               resetTimeoutOnProgress: true,
               maxTotalTimeout: remaining,
@@ -123,7 +133,9 @@ export async function callTool(context: CallContext, name: string, args: unknown
             },
           ),
         );
-      const result = await withStepUp(registration, send);
+      let result = await withStepUp(registration, send);
+      const task = taskHandleOf(result);
+      if (task !== undefined) result = await runTask(registration, session, task, remoteName, { deadlineAt, callerSignal });
       if (context.logger !== silentLogger) {
         context.logger.debug(
           { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
@@ -153,6 +165,44 @@ export async function callTool(context: CallContext, name: string, args: unknown
   } finally {
     waiting?.dispose();
   }
+}
+
+/** On 2025-11-25 the client asks for a task, for tools that support one on a server that accepts them. */
+function wantsTask(registration: ServerRegistration, session: McpSession, route: McpRoute): boolean {
+  if (registration.config.tasks === undefined || session.era !== 'legacy') return false;
+  const support = (route.tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  const accepts = (session.capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call;
+  return (support === 'optional' || support === 'required') && accepts !== undefined;
+}
+
+/**
+ * Waits for a task the server created instead of answering. Without the tasks opt-in
+ * the task is cancelled and the call fails (the server should not have made one).
+ */
+async function runTask(
+  registration: ServerRegistration,
+  session: McpSession,
+  task: TaskHandle,
+  tool: string,
+  call: { deadlineAt: number; callerSignal: AbortSignal | undefined },
+): Promise<CallToolResult> {
+  const { config, logger } = registration;
+  if (config.tasks === undefined) {
+    cancelTask(session, task, logger);
+    throw new McpTaskError(
+      'task_unexpected',
+      `MCP tool "${tool}" on server "${config.id}" returned a task handle, but the tasks extension is not enabled for this server (\`tasks\`).`,
+    );
+  }
+  return awaitTask(session, task, {
+    serverId: config.id,
+    tool,
+    deadlineAt: call.deadlineAt,
+    maxWaitMs: config.tasks.maxWaitMs,
+    requestMs: config.timeouts.requestMs,
+    signals: [call.callerSignal, registration.signal],
+    logger,
+  });
 }
 
 /** The logical-call deadline passed before the request could be sent. */
@@ -216,6 +266,7 @@ function failureOutput(
       `MCP tool "${remoteName}" on server "${serverId}" did not answer within ${registration.config.timeouts.requestMs} ms (timeouts.requestMs).`,
     );
   }
+  if (error instanceof McpTaskError) return callError(serverId, remoteName, error.code, error.message);
   if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) {
     return callError(serverId, remoteName, 'response_too_large', `${error.message} The call is not retried.`);
   }

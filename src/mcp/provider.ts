@@ -10,6 +10,7 @@ import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js'
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
 import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
 import { callTool } from './call.js';
+import type { McpElicitationHandler } from './interaction.js';
 import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
 import {
   errorMessage,
@@ -38,6 +39,11 @@ export interface McpToolProviderOptions {
    * keeps them on disk.
    */
   credentialStore?: McpCredentialStore;
+  /**
+   * Answers servers' elicitations (form and/or URL mode) on behalf of a person. Only
+   * servers configured with `elicitation: true` see the capability. Default: none.
+   */
+  elicitation?: McpElicitationHandler;
 }
 
 /** Where a model-facing MCP tool comes from. */
@@ -57,6 +63,7 @@ export class McpToolProvider implements ToolProvider {
   readonly name = TOOL_PREFIX;
   private readonly logger: McpLogger;
   private readonly credentialStore: McpCredentialStore;
+  private readonly elicitation: McpElicitationHandler | undefined;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
   private initialised = false;
@@ -67,6 +74,7 @@ export class McpToolProvider implements ToolProvider {
   constructor(options: McpToolProviderOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.credentialStore = options.credentialStore ?? new InMemoryMcpCredentialStore();
+    this.elicitation = options.elicitation;
     this.table = new RouteTable(TOOL_PREFIX, this.logger);
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
@@ -93,7 +101,13 @@ export class McpToolProvider implements ToolProvider {
   }
 
   private register(config: ResolvedServerConfig): ServerRegistration {
-    const registration = new ServerRegistration(config, this.logger, this.credentialStore);
+    if (config.elicitation && this.elicitation === undefined) {
+      throw new McpConfigError(
+        `MCP server "${config.id}": \`elicitation\` is true, but the provider has no elicitation handler; pass \`elicitation\` to new McpToolProvider().`,
+        { serverId: config.id, field: 'elicitation' },
+      );
+    }
+    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation);
     this.registrations.set(config.id, registration);
     return registration;
   }

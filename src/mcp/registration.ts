@@ -7,6 +7,7 @@
  */
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
+import type { McpElicitationHandler } from './interaction.js';
 import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpServerRemovedError } from './errors.js';
@@ -48,11 +49,16 @@ export class ServerRegistration {
   /** OAuth for an HTTP server configured with `oauth`. */
   readonly authorizer: McpServerAuthorizer | undefined;
 
+  /** The application's elicitation handler, when this server opted in (`elicitation: true`). */
+  readonly elicitation: McpElicitationHandler | undefined;
+
   constructor(
     readonly config: ResolvedServerConfig,
     readonly logger: McpLogger,
     store: McpCredentialStore,
+    elicitation?: McpElicitationHandler,
   ) {
+    this.elicitation = config.elicitation ? elicitation : undefined;
     const transport = config.transport;
     this.authorizer =
       transport.type === 'http' && transport.oauth !== undefined
@@ -110,6 +116,7 @@ export class ServerRegistration {
             this.dirty = true;
           },
           ...(this.authorizer ? { authorizer: this.authorizer } : {}),
+          ...(this.elicitation ? { elicitation: this.elicitation } : {}),
         });
       } catch (error) {
         this.recordFailure(error);

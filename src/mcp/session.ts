@@ -19,6 +19,8 @@ import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
 import { ToolChangePump } from './subscription.js';
+import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
+import { installTap } from './tap.js';
 
 /** Identity of this host, sent to servers. */
 export const CLIENT_INFO = { name: 'mcp-fleet', version: '0.1.0', title: 'mcp-fleet MCP host' } as const;
@@ -49,6 +51,19 @@ export interface OpenSessionOptions {
   onToolsChanged?: () => void;
   /** The OAuth authorizer of an HTTP server that uses OAuth. */
   authorizer?: McpServerAuthorizer;
+  /** The application's elicitation handler, only when the server opted in too. */
+  elicitation?: McpElicitationHandler;
+}
+
+/** The SEP-2663 tasks extension identifier. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What this host tells a server it can do: elicitation and tasks only when opted in; never sampling, roots or logging. */
+function clientCapabilities(config: ResolvedServerConfig, elicitation: McpElicitationHandler | undefined): ClientCapabilities {
+  return {
+    ...(elicitation === undefined ? {} : { elicitation: elicitationCapability(elicitation) }),
+    ...(config.tasks === undefined ? {} : { tasks: {}, extensions: { [TASKS_EXTENSION]: {} } }),
+  };
 }
 
 /** Thrown when a session cannot be set up; names the server and keeps the cause. */
@@ -192,13 +207,26 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   const { config, logger } = options;
   const mode = negotiation === 'pin' ? ({ pin: '2026-07-28' } as const) : negotiation;
   const client = new Client(CLIENT_INFO, {
-    capabilities: options.capabilities ?? {},
+    capabilities: options.capabilities ?? clientCapabilities(config, options.elicitation),
     versionNegotiation: { mode, probe: { timeoutMs: config.timeouts.probeMs } },
     // Pagination is walked by the catalog itself, page by page, under its own budgets.
     listMaxPages: config.limits.catalogPages,
   });
   const transport = newTransport(config, logger, options.authorizer);
+  installTap(transport, { serverId: config.id, elicitation: options.elicitation });
   const session = new McpSession(client, transport, config.id);
+  const handler = options.elicitation;
+  if (handler !== undefined) {
+    // Serves both a 2025 server's elicitation/create request and a 2026 input_required round.
+    client.setRequestHandler('elicitation/create', async (request, context) => ({
+      ...(await elicit(handler, request.params as Record<string, unknown>, {
+        serverId: config.id,
+        timeoutMs: config.timeouts.elicitationMs,
+        signal: context.mcpReq.signal,
+        logger,
+      })),
+    }));
+  }
   client.onclose = () => {
     if (session.closed) return;
     session.markClosed();

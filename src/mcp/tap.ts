@@ -1,0 +1,100 @@
+/**
+ * A message tap on a session's transport: it sees outgoing requests and incoming
+ * responses before the SDK dispatches them (handlers pre-set on a transport are chained
+ * by the SDK, and patching the instance's `send` keeps the SDK's stdio and probe logic
+ * intact, unlike a wrapper object). It rewrites the two `tools/call` answers the SDK
+ * cannot take, into results the call path understands:
+ *
+ * - a task handle (SEP-2663 `resultType: "task"` on 2026-07-28, `{ task }` on
+ *   2025-11-25), which the SDK rejects, becomes a result carrying the handle in
+ *   `_meta`, for the call path to poll;
+ * - an `input_required` round that asks for something this host will not answer
+ *   (sampling, roots, or elicitation without the opt-ins) becomes a tool-level error,
+ *   before any prompt is opened (the SDK would dispatch the round's requests at once).
+ */
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { type McpElicitationHandler, unsupportedInputMessage, unsupportedInputs } from './interaction.js';
+
+/** Where a rewritten task result carries the task handle. */
+export const TASK_HANDLE_KEY = 'io.mcp-fleet/task-handle';
+
+/** A task the server created instead of answering a `tools/call`. */
+export interface TaskHandle {
+  era: 'modern' | 'legacy';
+  taskId: string;
+  status: string;
+  /** The server's suggested poll interval, in milliseconds. */
+  pollIntervalMs: number | undefined;
+}
+
+export interface TapPolicy {
+  serverId: string;
+  /** The elicitation handler, only when the server and the application both opted in. */
+  elicitation: McpElicitationHandler | undefined;
+}
+
+/** Most outgoing request ids remembered while their answers are pending. */
+const MAX_PENDING = 4096;
+
+type Message = Record<string, unknown>;
+
+function isObject(value: unknown): value is Message {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The task handle of a `tools/call` result, if it is one. */
+function taskOf(result: Message): TaskHandle | undefined {
+  if (result.resultType === 'task' && typeof result.taskId === 'string') {
+    const interval = Number(result.pollIntervalMs);
+    return { era: 'modern', taskId: result.taskId, status: typeof result.status === 'string' ? result.status : 'working', pollIntervalMs: Number.isFinite(interval) ? interval : undefined };
+  }
+  const task = result.task;
+  if (isObject(task) && typeof task.taskId === 'string' && !('content' in result)) {
+    const interval = Number(task.pollInterval);
+    return { era: 'legacy', taskId: task.taskId, status: typeof task.status === 'string' ? task.status : 'working', pollIntervalMs: Number.isFinite(interval) ? interval : undefined };
+  }
+  return undefined;
+}
+
+/** The task handle a rewritten result carries, if any. */
+export function taskHandleOf(result: { _meta?: Record<string, unknown> | undefined }): TaskHandle | undefined {
+  const handle = result._meta?.[TASK_HANDLE_KEY];
+  return isObject(handle) ? (handle as unknown as TaskHandle) : undefined;
+}
+
+/** Installs the tap; call before the SDK client connects the transport. */
+export function installTap(transport: Transport, policy: TapPolicy): void {
+  /** Outgoing request id → its method and, for a tool call, the tool. */
+  const methods = new Map<string | number, { method: string; tool?: string }>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const request = message as Message;
+    if (typeof request.method === 'string' && (typeof request.id === 'string' || typeof request.id === 'number')) {
+      if (methods.size >= MAX_PENDING) methods.delete(methods.keys().next().value!);
+      const name = isObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
+      methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }) });
+    }
+    return send(message, options);
+  };
+  transport.onmessage = (message: JSONRPCMessage) => {
+    const response = message as Message;
+    const id = response.id;
+    if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in response || 'error' in response)) return;
+    const sent = methods.get(id);
+    methods.delete(id);
+    if (sent?.method !== 'tools/call' || !isObject(response.result)) return;
+    const result = response.result;
+    const modern = 'resultType' in result;
+    const task = taskOf(result);
+    if (task !== undefined) {
+      response.result = { ...(modern ? { resultType: 'complete' } : {}), content: [], isError: true, _meta: { [TASK_HANDLE_KEY]: task } };
+      return;
+    }
+    if (result.resultType === 'input_required' && isObject(result.inputRequests)) {
+      const unsupported = unsupportedInputs(result.inputRequests, policy.elicitation);
+      if (unsupported.length === 0) return;
+      const text = unsupportedInputMessage(policy.serverId, sent.tool ?? 'unknown', unsupported);
+      response.result = { resultType: 'complete', content: [{ type: 'text', text }], isError: true };
+    }
+  };
+}

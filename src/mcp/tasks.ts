@@ -1,0 +1,148 @@
+/**
+ * Long-running tool calls answered with a task handle: SEP-2663 on 2026-07-28 (the
+ * server decides; `tasks/get` inlines the result) and tasks on 2025-11-25 (the client
+ * asks with `task: { ttl }`; `tasks/result` returns the result). The call still blocks:
+ * the host polls `tasks/get` at the server's suggested interval, clamped to 250 ms-10 s,
+ * within `tasks.maxWaitMs` and the logical-call deadline. A task the host walks away from
+ * (deadline, the caller's abort, input it cannot give) is cancelled best-effort.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { errorMessage } from './errors.js';
+import type { McpLogger } from './logger.js';
+import type { McpSession } from './session.js';
+import type { TaskHandle } from './tap.js';
+
+export const MIN_POLL_MS = 250;
+export const MAX_POLL_MS = 10_000;
+const DEFAULT_POLL_MS = 1_000;
+/** How long a `tasks/cancel` acknowledgement may take. */
+export const CANCEL_ACK_MS = 2_000;
+
+/** The server's poll interval hint, clamped: servers are untrusted, 1 ms and 1 h both become sane. */
+export function pollIntervalMs(hint: number | undefined): number {
+  if (hint === undefined || !Number.isFinite(hint)) return DEFAULT_POLL_MS;
+  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, hint));
+}
+
+const anyObject = z.looseObject({});
+
+/** Why a task did not produce a result. */
+export class McpTaskError extends Error {
+  constructor(
+    readonly code: 'task_failed' | 'task_cancelled' | 'task_timeout' | 'task_input_required' | 'task_unexpected',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpTaskError';
+  }
+}
+
+export interface AwaitTaskOptions {
+  serverId: string;
+  tool: string;
+  /** When the logical call must end (a `performance.now()` time). */
+  deadlineAt: number;
+  /** The task's own longest wait. */
+  maxWaitMs: number;
+  requestMs: number;
+  /** The caller's signal and the registration's removal signal. */
+  signals: (AbortSignal | undefined)[];
+  logger: McpLogger;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Asks the server to drop a task, without waiting more than two seconds or failing the caller. */
+export function cancelTask(session: McpSession, handle: TaskHandle, logger: McpLogger): void {
+  void session
+    .track(session.client.request({ method: 'tasks/cancel', params: { taskId: handle.taskId } }, anyObject, { timeout: CANCEL_ACK_MS }))
+    .catch((error: unknown) => logger.debug({ serverId: session.serverId, taskId: handle.taskId, error: errorMessage(error) }, 'tasks/cancel was not acknowledged'));
+}
+
+/**
+ * Polls the task to a terminal state and returns the tool's result. Throws
+ * `McpTaskError` for a failed, cancelled or abandoned task (after asking the server to
+ * cancel one still running), and the signal's reason when the caller aborts.
+ */
+export async function awaitTask(session: McpSession, handle: TaskHandle, options: AwaitTaskOptions): Promise<CallToolResult> {
+  const until = Math.min(options.deadlineAt, performance.now() + options.maxWaitMs);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new McpTaskError('task_timeout', '')), Math.max(1, until - performance.now()));
+  const unlinks = options.signals.flatMap((signal) => {
+    if (signal === undefined) return [];
+    const onAbort = (): void => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return [() => signal.removeEventListener('abort', onAbort)];
+  });
+  const describe = `MCP task ${handle.taskId} of tool "${options.tool}" on server "${options.serverId}"`;
+  let status = handle.status;
+  let interval = handle.pollIntervalMs;
+  let finished = false;
+  try {
+    for (;;) {
+      if (status === 'completed' || status === 'failed' || status === 'cancelled') break;
+      if (status === 'input_required') {
+        throw new McpTaskError('task_input_required', `${describe} asked for input this host cannot give inside a task; it was cancelled.`);
+      }
+      await sleep(pollIntervalMs(interval), controller.signal);
+      const timeout = Math.max(1, Math.min(options.requestMs, until - performance.now()));
+      const detail = await session.client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, anyObject, {
+        signal: controller.signal,
+        timeout,
+      });
+      status = typeof detail.status === 'string' ? detail.status : 'working';
+      const hint = Number(handle.era === 'modern' ? detail.pollIntervalMs : detail.pollInterval);
+      interval = Number.isFinite(hint) ? hint : interval;
+      if (status === 'completed' && handle.era === 'modern') {
+        finished = true;
+        if (!('result' in detail)) throw new McpTaskError('task_unexpected', `${describe} completed without a result.`);
+        return detail.result as CallToolResult;
+      }
+      if (status === 'failed') {
+        finished = true;
+        const reason = detail.error === undefined ? detail.statusMessage : JSON.stringify(detail.error);
+        const text = typeof reason === 'string' ? `: ${reason.slice(0, 500)}` : '';
+        throw new McpTaskError('task_failed', `${describe} failed${text}.`);
+      }
+      if (status === 'cancelled') {
+        finished = true;
+        throw new McpTaskError('task_cancelled', `${describe} was cancelled by the server.`);
+      }
+    }
+    finished = true;
+    if (status === 'failed') throw new McpTaskError('task_failed', `${describe} failed.`);
+    if (status === 'cancelled') throw new McpTaskError('task_cancelled', `${describe} was cancelled by the server.`);
+    // 2025-11-25: the result is fetched separately once the task is done.
+    const timeout = Math.max(1, Math.min(options.requestMs, until - performance.now()));
+    return (await session.client.request({ method: 'tasks/result', params: { taskId: handle.taskId } }, anyObject, {
+      signal: controller.signal,
+      timeout,
+    })) as CallToolResult;
+  } catch (error) {
+    if (!finished) cancelTask(session, handle, options.logger);
+    const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+    if (reason instanceof McpTaskError && reason.code === 'task_timeout') {
+      const waited = until === options.deadlineAt ? 'the logical-call deadline (timeouts.callMs)' : `tasks.maxWaitMs (${options.maxWaitMs} ms)`;
+      throw new McpTaskError('task_timeout', `${describe} did not finish within ${waited}; it was cancelled.`);
+    }
+    throw reason;
+  } finally {
+    clearTimeout(timer);
+    for (const unlink of unlinks) unlink();
+  }
+}
