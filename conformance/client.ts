@@ -15,6 +15,7 @@ import { inspect } from 'node:util';
 import { z } from 'zod';
 import {
   McpAuthorizationRequired,
+  type McpElicitationHandler,
   type McpLifecycle,
   type McpOAuthConfig,
   type McpLogger,
@@ -43,8 +44,6 @@ const LIFECYCLES: Record<string, McpLifecycle> = {
 /** Scenario families of the suite that mcp-fleet does not support yet, and why. */
 const NOT_SUPPORTED: ReadonlyArray<{ pattern: RegExp; feature: string }> = [
   { pattern: /^auth\/(dpop|dpop-nonce|wif-jwt-bearer|enterprise-managed-authorization)$/, feature: 'this OAuth extension (DPoP, workload identity, enterprise-managed)' },
-  { pattern: /^elicitation-/, feature: 'elicitation' },
-  { pattern: /^sep-2322-/, feature: 'multi-round-trip tool calls (SEP-2322)' },
   { pattern: /^sep-2640-/, feature: 'the skills extension (SEP-2640)' },
 ];
 
@@ -185,10 +184,19 @@ const SCENARIOS: Record<string, Scenario> = {
 
   'sse-retry': (run) => callExpectingSuccess(run, 'test_reconnection', {}),
 
-  // Resources and prompts have no public API yet; the suite marks those checks SKIPPED.
+  // Mcp-Method on every POST, Mcp-Name on tools/call, resources/read and prompts/get (SEP-2243).
   'http-standard-headers': async (run) => {
     await callExpectingSuccess(run, 'test_headers', {});
     await callExpectingSuccess(run, 'my-hyphenated-tool', {});
+    const resources = await run.provider.listResources(SERVER_ID, { signal: run.signal });
+    log('resources listed', { uris: resources.map((resource) => resource.uri) });
+    for (const resource of resources) await run.provider.readResource(SERVER_ID, resource.uri, { signal: run.signal });
+    const prompts = await run.provider.listPrompts(SERVER_ID, { signal: run.signal });
+    log('prompts listed', { names: prompts.map((prompt) => prompt.name) });
+    for (const prompt of prompts) {
+      const args = Object.fromEntries((prompt.arguments ?? []).filter((argument) => argument.required).map((argument) => [argument.name, 'conformance']));
+      await run.provider.getPrompt(SERVER_ID, prompt.name, args, { signal: run.signal });
+    }
   },
 
   'http-custom-headers': async (run) => {
@@ -211,6 +219,30 @@ const SCENARIOS: Record<string, Scenario> = {
     const schema = definitionOf(run, 'json_schema_2020_12_tool').parameters;
     await callExpectingSuccess(run, 'json_schema_echo', { schema });
   },
+};
+
+/** Scenarios whose server asks the person for input: the server opts in to elicitation. */
+const ELICITATION_SCENARIOS = new Set(['elicitation-sep1034-client-defaults', 'sep-2322-client-request-state']);
+
+/**
+ * Plays the person answering an elicitation: accepts and leaves every field empty, so
+ * the library fills in the schema's defaults (SEP-1034).
+ */
+const acceptingPerson: McpElicitationHandler = {
+  modes: ['form', 'url'],
+  elicit: (request) => {
+    log('elicitation', { mode: request.mode, message: request.message });
+    return Promise.resolve({ action: 'accept', content: {} });
+  },
+};
+
+SCENARIOS['elicitation-sep1034-client-defaults'] = (run) => callExpectingSuccess(run, 'test_client_elicitation_defaults', {});
+
+// Multi-round-trip calls (SEP-2322): each input_required round is answered and the call retried.
+SCENARIOS['sep-2322-client-request-state'] = async (run) => {
+  for (const tool of ['test_mrtr_echo_state', 'test_mrtr_no_state', 'test_mrtr_unrelated', 'test_mrtr_no_result_type']) {
+    await callExpectingSuccess(run, tool, {});
+  }
 };
 
 /** Every supported `auth/*` scenario: authorize (done by `play`), list, call the one tool. */
@@ -271,9 +303,12 @@ async function play(invocation: Invocation, script: Scenario): Promise<number> {
         lifecycle: invocation.lifecycle,
         // A required server makes init() throw when set-up fails, instead of logging and going on.
         required: true,
+        elicitation: ELICITATION_SCENARIOS.has(invocation.scenario),
+        resources: invocation.scenario === 'http-standard-headers',
       },
     ],
     logger: stderrLogger,
+    elicitation: acceptingPerson,
   });
   const host = new ToolHost({ providers: [provider] });
   const signal = AbortSignal.timeout(DEADLINE_MS);

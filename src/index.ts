@@ -24,7 +24,7 @@ export {
 } from './core/discovery.js';
 
 // MCP host layer
-export { McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';
+export { McpToolCallError, McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';
 export type {
   McpAuthorizationCodeConfig,
   McpClientCredentialsConfig,
@@ -76,3 +76,15 @@ export { FileMcpCredentialStore, type FileMcpCredentialStoreOptions } from './mc
 export { McpAuthorizationCallbackError } from './mcp/auth/authorizer.js';
 export { discoverHttpOauth, type McpOAuthDiscovery } from './mcp/auth/discovery.js';
 export { startOAuthCallbackListener, type OAuthCallbackListener, type OAuthCallbackListenerOptions } from './mcp/auth/loopback.js';
+export type {
+  McpElicitationContext,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpFormElicitation,
+  McpUrlElicitation,
+} from './mcp/interaction.js';
+export type { McpResourceListener } from './mcp/resources.js';
+export type { McpCompletion, McpCompletionReference } from './mcp/prompts.js';
+export { McpOperationError } from './mcp/server-operations.js';
+export { McpTaskError } from './mcp/tasks.js';

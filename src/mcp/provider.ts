@@ -4,12 +4,16 @@
  * path. Register it with `new ToolHost({ providers: [provider] })`.
  */
 import { inspect, type InspectOptions } from 'node:util';
-import type { Tool } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
 import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
 import { callTool } from './call.js';
+import { invokeTool } from './invoke.js';
+import { complete, getPrompt, listPrompts, type McpCompletion, type McpCompletionReference } from './prompts.js';
+import { listResources, listResourceTemplates, type McpResourceListener, readResource, subscribeResource, unsubscribeResource } from './resources.js';
+import type { McpRequestOptions } from './server-operations.js';
 import type { McpElicitationHandler } from './interaction.js';
 import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
 import {
@@ -55,8 +59,19 @@ export interface McpToolOrigin {
   tool: Tool;
 }
 
-export interface McpOperationOptions {
-  signal?: AbortSignal;
+/** Options of the per-server operations. */
+export type McpOperationOptions = McpRequestOptions;
+
+/** An application-side tool call that ended without a result. `reason` is the failure code (`timeout`, ...). */
+export class McpToolCallError extends McpFleetError {
+  readonly tool: string;
+  readonly reason: string;
+
+  constructor(serverId: string, tool: string, reason: string, message: string) {
+    super('tool_call_failed', message, { serverId });
+    this.tool = tool;
+    this.reason = reason;
+  }
 }
 
 export class McpToolProvider implements ToolProvider {
@@ -328,6 +343,74 @@ export class McpToolProvider implements ToolProvider {
     const { registration, authorizer } = this.authorizer(serverId);
     await authorizer.clear();
     await registration.disconnect();
+  }
+
+  /** The resources a server lists (needs `resources: true`). Empty when the server has none. */
+  listResources(serverId: string, options: McpRequestOptions = {}): Promise<Resource[]> {
+    return listResources(this.registration(serverId), options);
+  }
+
+  /** The resource templates a server lists (needs `resources: true`). */
+  listResourceTemplates(serverId: string, options: McpRequestOptions = {}): Promise<ResourceTemplate[]> {
+    return listResourceTemplates(this.registration(serverId), options);
+  }
+
+  /** Reads a resource by URI (needs `resources: true`). The library never fetches the URI itself. */
+  readResource(serverId: string, uri: string, options: McpRequestOptions = {}): Promise<ReadResourceResult> {
+    return readResource(this.registration(serverId), uri, options);
+  }
+
+  /** Calls `listener(uri)` whenever the server says the resource changed; kept across reconnections. */
+  subscribeResource(serverId: string, uri: string, listener: McpResourceListener, options: McpRequestOptions = {}): Promise<void> {
+    return subscribeResource(this.registration(serverId), uri, listener, options);
+  }
+
+  /** Removes `listener`, or every listener of `uri`. Returns whether anything was subscribed. */
+  unsubscribeResource(serverId: string, uri: string, listener?: McpResourceListener, options: McpRequestOptions = {}): Promise<boolean> {
+    return unsubscribeResource(this.registration(serverId), uri, listener, options);
+  }
+
+  /** The prompts a server offers. Empty when it offers none. */
+  listPrompts(serverId: string, options: McpRequestOptions = {}): Promise<Prompt[]> {
+    return listPrompts(this.registration(serverId), options);
+  }
+
+  /** Gets a prompt with its arguments filled in. */
+  getPrompt(serverId: string, name: string, args: Record<string, string> = {}, options: McpRequestOptions = {}): Promise<GetPromptResult> {
+    return getPrompt(this.registration(serverId), name, args, options);
+  }
+
+  /** Completion values for an argument of a prompt (`{ type: 'ref/prompt', name }`) or a resource template (`{ type: 'ref/resource', uri }`). */
+  complete(
+    serverId: string,
+    ref: McpCompletionReference,
+    argument: { name: string; value: string },
+    options: McpRequestOptions & { context?: Record<string, string> } = {},
+  ): Promise<McpCompletion> {
+    return complete(this.registration(serverId), ref, argument, options.context, options);
+  }
+
+  /**
+   * Calls a server's tool by its remote name for the application, whether or not the
+   * model sees it, and returns the raw `CallToolResult` (a tool-level error has
+   * `isError: true`). Deadlines, tasks and input rounds work as for model calls; calls
+   * overlap others only under the `parallel` policy. Throws `McpToolCallError` when the
+   * call ends without a result.
+   */
+  async callServerTool(serverId: string, remoteName: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<CallToolResult> {
+    this.assertOpen();
+    const registration = this.registration(serverId);
+    const name = this.table.nameOf(serverId, remoteName);
+    const tool = name === undefined ? undefined : this.table.get(name)?.tool;
+    const outcome = await invokeTool(
+      { table: this.table, logger: this.logger },
+      registration,
+      { remoteName, tool, shared: registration.config.concurrency === 'parallel' },
+      args,
+      options,
+    );
+    if ('result' in outcome) return outcome.result;
+    throw new McpToolCallError(serverId, remoteName, outcome.failure.code, outcome.failure.message);
   }
 
   /** Ids of the registered servers, sorted. */

@@ -8,6 +8,7 @@
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
 import type { McpElicitationHandler } from './interaction.js';
+import type { McpResourceListener } from './resources.js';
 import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpServerRemovedError } from './errors.js';
@@ -45,6 +46,9 @@ export class ServerRegistration {
   private lastStderr: string | undefined;
   /** The live session or, once it has gone, the last one. */
   lastSession: McpSession | undefined;
+
+  /** Listeners of subscribed resources, by URI; subscriptions are renewed on every new session. */
+  readonly resourceListeners = new Map<string, Set<McpResourceListener>>();
 
   /** OAuth for an HTTP server configured with `oauth`. */
   readonly authorizer: McpServerAuthorizer | undefined;
@@ -115,6 +119,7 @@ export class ServerRegistration {
           onToolsChanged: () => {
             this.dirty = true;
           },
+          onResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
           ...(this.authorizer ? { authorizer: this.authorizer } : {}),
           ...(this.elicitation ? { elicitation: this.elicitation } : {}),
         });
@@ -134,6 +139,7 @@ export class ServerRegistration {
       session.watchToolChanges(() => {
         this.dirty = true;
       }, this.logger);
+      this.renewResourceSubscriptions(session);
       // A new session may serve a different catalog: list again before the next use.
       this.dirty = true;
       this.logger.info(
@@ -142,6 +148,25 @@ export class ServerRegistration {
       );
       return session;
     });
+  }
+
+  private notifyResourceUpdated(uri: string): void {
+    for (const listener of this.resourceListeners.get(uri) ?? []) {
+      try {
+        listener(uri);
+      } catch (error) {
+        this.logger.warn({ serverId: this.id, uri, error: errorMessage(error) }, 'a resource listener threw');
+      }
+    }
+  }
+
+  /** Subscribes a new session to every resource the application listens to (best effort). */
+  private renewResourceSubscriptions(session: McpSession): void {
+    for (const uri of this.resourceListeners.keys()) {
+      void session.subscribeResource(uri).catch((error: unknown) =>
+        this.logger.warn({ serverId: this.id, uri, error: errorMessage(error) }, 'could not renew a resource subscription'),
+      );
+    }
   }
 
   private onSessionClosed(): void {

@@ -6,7 +6,7 @@
  * reconnect does not pay the probe again.
  */
 import { inspect } from 'node:util';
-import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
+import { Client, OAuthError, type McpSubscription, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
@@ -18,7 +18,7 @@ import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transp
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
-import { ToolChangePump } from './subscription.js';
+import { LISTEN_ACK_MS, ToolChangePump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
 import { installTap } from './tap.js';
 
@@ -49,6 +49,8 @@ export interface OpenSessionOptions {
   onClose?: () => void;
   /** Called for every `notifications/tools/list_changed` the server sends. */
   onToolsChanged?: () => void;
+  /** Called with the URI of every `notifications/resources/updated` the server sends. */
+  onResourceUpdated?: (uri: string) => void;
   /** The OAuth authorizer of an HTTP server that uses OAuth. */
   authorizer?: McpServerAuthorizer;
   /** The application's elicitation handler, only when the server opted in too. */
@@ -81,6 +83,8 @@ export class McpSession {
   private inflight = 0;
   private closing: Promise<void> | undefined;
   private pump: ToolChangePump | undefined;
+  /** Open `subscriptions/listen` streams of subscribed resources (2026-07-28). */
+  private readonly resourceStreams = new Map<string, McpSubscription>();
 
   constructor(
     readonly client: Client,
@@ -138,6 +142,36 @@ export class McpSession {
     this.pump.start();
   }
 
+  /**
+   * Asks the server for updates of `uri`: `resources/subscribe` on 2025 revisions, a
+   * `subscriptions/listen` stream on 2026-07-28. Fails when the server does not offer it.
+   */
+  async subscribeResource(uri: string): Promise<void> {
+    if (this.era === 'modern') {
+      if (this.resourceStreams.has(uri)) return;
+      const subscription = await this.client.listen({ resourceSubscriptions: [uri] }, { timeout: LISTEN_ACK_MS });
+      if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
+        await subscription.close();
+        throw new Error('the server does not offer resource subscriptions');
+      }
+      this.resourceStreams.set(uri, subscription);
+      return;
+    }
+    if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
+    await this.client.subscribeResource({ uri });
+  }
+
+  /** Stops updates of `uri`. */
+  async unsubscribeResource(uri: string): Promise<void> {
+    const stream = this.resourceStreams.get(uri);
+    if (stream !== undefined) {
+      this.resourceStreams.delete(uri);
+      await stream.close();
+      return;
+    }
+    if (this.era === 'legacy') await this.client.unsubscribeResource({ uri });
+  }
+
   /** Counts `work` as in flight: a retired session closes only once its in-flight work is done. */
   track<T>(work: Promise<T>): Promise<T> {
     this.inflight++;
@@ -175,6 +209,8 @@ export class McpSession {
   close(): Promise<void> {
     this.isClosed = true;
     this.pump?.stop();
+    for (const stream of this.resourceStreams.values()) void stream.close().catch(() => {});
+    this.resourceStreams.clear();
     this.closing ??= (async () => {
       await this.client.close().catch(() => {});
       await this.transport.close().catch(() => {});
@@ -213,7 +249,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     listMaxPages: config.limits.catalogPages,
   });
   const transport = newTransport(config, logger, options.authorizer);
-  installTap(transport, { serverId: config.id, elicitation: options.elicitation });
+  installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra() });
   const session = new McpSession(client, transport, config.id);
   const handler = options.elicitation;
   if (handler !== undefined) {
@@ -237,6 +273,10 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) session.failure = error;
     logger.debug({ serverId: config.id, error: redactSecrets(errorMessage(error), config) }, 'MCP transport reported an error');
   };
+  if (options.onResourceUpdated !== undefined) {
+    const onUpdated = options.onResourceUpdated;
+    client.setNotificationHandler('notifications/resources/updated', (notification) => onUpdated(notification.params.uri));
+  }
   if (options.onToolsChanged !== undefined) {
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());

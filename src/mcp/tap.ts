@@ -29,6 +29,8 @@ export interface TaskHandle {
 
 export interface TapPolicy {
   serverId: string;
+  /** The era the session negotiated (`undefined` while negotiating). */
+  era: () => 'modern' | 'legacy' | undefined;
   /** The elicitation handler, only when the server and the application both opted in. */
   elicitation: McpElicitationHandler | undefined;
 }
@@ -84,7 +86,9 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
     methods.delete(id);
     if (sent?.method !== 'tools/call' || !isObject(response.result)) return;
     const result = response.result;
-    const modern = 'resultType' in result;
+    const modern = policy.era() === 'modern' || 'resultType' in result;
+    // SEP-2322: a 2026-07-28 result without `resultType` is complete (the SDK would reject it).
+    if (modern && !('resultType' in result)) result.resultType = 'complete';
     const task = taskOf(result);
     if (task !== undefined) {
       response.result = { ...(modern ? { resultType: 'complete' } : {}), content: [], isError: true, _meta: { [TASK_HANDLE_KEY]: task } };

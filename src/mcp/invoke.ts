@@ -1,0 +1,256 @@
+/**
+ * Running one `tools/call` on a registration, for the model (`call.ts`) and for the
+ * application (`callServerTool`): refresh a dirty catalog, connect, wait for the
+ * concurrency gate, send the arguments only, step up scopes, wait for a task, and
+ * describe a failure in words the model (or the application) can act on. A call is
+ * never replayed after a transport failure.
+ */
+import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelcontextprotocol/client';
+import type { ToolCallOptions } from '../core/tool.js';
+import { McpCatalogError } from './catalog.js';
+import { OperationSignal } from './deadline.js';
+import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
+import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
+import { type McpLogger, silentLogger } from './logger.js';
+import { redactSecrets } from './redaction.js';
+import { refreshServers } from './refresh.js';
+import type { ServerRegistration } from './registration.js';
+import type { RouteTable } from './routes.js';
+import type { McpSession } from './session.js';
+import { taskHandleOf, type TaskHandle } from './tap.js';
+import { awaitTask, cancelTask, McpTaskError } from './tasks.js';
+import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
+import { McpMessageTooLargeError } from './transport/stdio.js';
+
+export interface InvokeContext {
+  table: RouteTable;
+  logger: McpLogger;
+}
+
+/** What to call. */
+export interface InvokeTarget {
+  remoteName: string;
+  /** The tool as listed, when known: used for SEP-2243 header mirroring, output validation and task support. */
+  tool: Tool | undefined;
+  /** Whether the call may share the server with others (the concurrency policy). */
+  shared: boolean;
+  /** Checked again after a refresh: why the call must not run any more, if it must not. */
+  stillValid?: () => string | undefined;
+}
+
+/** A call that ended without a result: a code and a message naming the server and tool. */
+export interface InvokeFailure {
+  code: string;
+  message: string;
+}
+
+export type InvokeOutcome = { result: CallToolResult } | { failure: InvokeFailure };
+
+/** The logical-call deadline passed before the request could be sent. */
+class DeadlineExceeded extends Error {}
+
+/** Asking for progress lets a server's progress reset the per-request timeout; the updates themselves are not used. */
+function ignoreProgress(): void {}
+
+/** At most this many scope step-ups per call (the conformance suite's limit is three). */
+const MAX_STEP_UPS = 2;
+
+/**
+ * Runs `send`; when the server answers 403 `insufficient_scope` (SEP-2350) and the
+ * server uses client credentials, renews the token with the union of scopes and sends
+ * again (the server refused before running the tool). The interactive flow records the
+ * scopes for the next authorization and fails with `authorization_required`.
+ */
+async function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>): Promise<T> {
+  for (let stepUps = 0; ; stepUps++) {
+    try {
+      return await send();
+    } catch (error) {
+      const authorizer = registration.authorizer;
+      if (authorizer === undefined || !InsufficientScopeError.isInstance(error)) throw error;
+      if (stepUps >= MAX_STEP_UPS || !(await authorizer.stepUp(error.requiredScope))) throw error;
+    }
+  }
+}
+
+/** On 2025-11-25 the client asks for a task, for tools that support one on a server that accepts them. */
+function wantsTask(registration: ServerRegistration, session: McpSession, tool: Tool | undefined): boolean {
+  if (registration.config.tasks === undefined || session.era !== 'legacy') return false;
+  const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  const accepts = (session.capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call;
+  return (support === 'optional' || support === 'required') && accepts !== undefined;
+}
+
+/**
+ * Waits for a task the server created instead of answering. Without the tasks opt-in
+ * the task is cancelled and the call fails (the server should not have made one).
+ */
+async function runTask(
+  registration: ServerRegistration,
+  session: McpSession,
+  task: TaskHandle,
+  tool: string,
+  call: { deadlineAt: number; callerSignal: AbortSignal | undefined },
+): Promise<CallToolResult> {
+  const { config, logger } = registration;
+  if (config.tasks === undefined) {
+    cancelTask(session, task, logger);
+    throw new McpTaskError(
+      'task_unexpected',
+      `MCP tool "${tool}" on server "${config.id}" returned a task handle, but the tasks extension is not enabled for this server (\`tasks\`).`,
+    );
+  }
+  return awaitTask(session, task, {
+    serverId: config.id,
+    tool,
+    deadlineAt: call.deadlineAt,
+    maxWaitMs: config.tasks.maxWaitMs,
+    requestMs: config.timeouts.requestMs,
+    signals: [call.callerSignal, registration.signal],
+    logger,
+  });
+}
+
+/**
+ * Calls `target` on `registration`. Resolves with the result, or with a failure to show;
+ * rejects only with the caller's abort reason.
+ */
+export async function invokeTool(
+  context: InvokeContext,
+  registration: ServerRegistration,
+  target: InvokeTarget,
+  args: Record<string, unknown>,
+  options: ToolCallOptions = {},
+): Promise<InvokeOutcome> {
+  const { remoteName } = target;
+  const { timeouts } = registration.config;
+  const serverId = registration.id;
+  const callerSignal = options.signal;
+  const deadlineMs = Math.min(timeouts.callMs, options.timeoutMs ?? Number.POSITIVE_INFINITY);
+  const deadlineAt = performance.now() + deadlineMs;
+  // Waiting (connecting, refreshing, queueing) needs a signal bound to the logical deadline.
+  // The common path waits for nothing and creates none: the request itself carries the
+  // deadline as the SDK's total timeout, which also cancels it on the wire.
+  let waiting: OperationSignal | undefined;
+  const waitSignal = (): AbortSignal => (waiting ??= new OperationSignal([callerSignal, registration.signal], deadlineAt - performance.now())).signal;
+  const timedOut = (): boolean => waiting?.timedOut === true || performance.now() >= deadlineAt - 1;
+  let dispatched = false;
+  try {
+    // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
+    let session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
+    if (registration.dirty) {
+      const [failure] = await refreshServers([registration], context.table, { force: false, signal: waitSignal() });
+      // A catalog that broke a budget leaves the last snapshot published, and usable.
+      if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
+      const problem = target.stillValid?.();
+      if (problem !== undefined) return { failure: { code: 'catalog_changed', message: problem } };
+      session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
+    }
+    const release = registration.gate.tryAcquire(target.shared) ?? (await registration.gate.acquire(target.shared, waitSignal()));
+    try {
+      // The session may have been retired while this call waited its turn.
+      if (session.closed || registration.session !== session) {
+        return {
+          failure: { code: 'server_disconnected', message: `MCP server "${serverId}" was disconnected before the call started; call the tool again.` },
+        };
+      }
+      const remaining = Math.floor(deadlineAt - performance.now());
+      if (remaining <= 0) throw new DeadlineExceeded();
+      dispatched = true;
+      const started = context.logger === silentLogger ? 0 : performance.now();
+      // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
+      const interactive = registration.elicitation !== undefined && session.era === 'legacy';
+      const asTask = wantsTask(registration, session, target.tool);
+      const send = () =>
+        session.track(
+          session.client.callTool(
+            {
+              name: remoteName,
+              arguments: args,
+              ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
+            },
+            {
+              ...(callerSignal === undefined ? {} : { signal: callerSignal }),
+              timeout: interactive ? remaining : Math.min(timeouts.requestMs, remaining),
+              // Server progress resets the per-request timeout, never the logical-call deadline.
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: remaining,
+              onprogress: ignoreProgress,
+              ...(target.tool === undefined ? {} : { toolDefinition: target.tool }),
+            },
+          ),
+        );
+      let result = await withStepUp(registration, send);
+      const task = taskHandleOf(result);
+      if (task !== undefined) result = await runTask(registration, session, task, remoteName, { deadlineAt, callerSignal });
+      if (context.logger !== silentLogger) {
+        context.logger.debug(
+          { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
+          'MCP tool call finished',
+        );
+      }
+      return { result };
+    } catch (error) {
+      if (isSessionExpired(error, session.transport.sessionId)) {
+        // The server lost the session before running the call: set up a new one next time, but do not replay.
+        registration.expire(session);
+        return {
+          failure: {
+            code: 'server_disconnected',
+            message: `MCP server "${serverId}" no longer knew this session (HTTP 404), so the call did not run. A new session is opened on the next call; call the tool again.`,
+          },
+        };
+      }
+      throw error;
+    } finally {
+      release();
+    }
+  } catch (error) {
+    if (callerSignal?.aborted) throw callerSignal.reason;
+    const cause = registration.lastSession?.failure ?? error;
+    return { failure: describeFailure(registration, remoteName, cause, { timedOut: timedOut(), deadlineMs, dispatched }) };
+  } finally {
+    waiting?.dispose();
+  }
+}
+
+/** A failed call in words: what happened, to which tool on which server, and what to do. */
+function describeFailure(
+  registration: ServerRegistration,
+  remoteName: string,
+  error: unknown,
+  state: { timedOut: boolean; deadlineMs: number; dispatched: boolean },
+): InvokeFailure {
+  const serverId = registration.id;
+  if (registration.removed || error instanceof McpServerRemovedError) {
+    return { code: 'server_removed', message: `MCP server "${serverId}" was removed.` };
+  }
+  if (error instanceof McpAuthorizationRequired || isAuthorizationError(error)) {
+    registration.recordFailure(error instanceof McpAuthorizationRequired ? error : new McpAuthorizationRequired(serverId, undefined, error));
+    return { code: 'authorization_required', message: `MCP server "${serverId}" requires authorization.` };
+  }
+  if (state.timedOut) {
+    const budget = state.deadlineMs < registration.config.timeouts.callMs ? "the call's timeoutMs" : 'timeouts.callMs';
+    return { code: 'timeout', message: `MCP tool "${remoteName}" on server "${serverId}" did not finish within ${state.deadlineMs} ms (${budget}).` };
+  }
+  if (isTimeoutError(error)) {
+    return {
+      code: 'timeout',
+      message: `MCP tool "${remoteName}" on server "${serverId}" did not answer within ${registration.config.timeouts.requestMs} ms (timeouts.requestMs).`,
+    };
+  }
+  if (error instanceof McpTaskError) return { code: error.code, message: error.message };
+  if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) {
+    return { code: 'response_too_large', message: `${error.message} The call is not retried.` };
+  }
+  if (state.dispatched && isDisconnectError(error)) {
+    return {
+      code: 'server_disconnected',
+      message:
+        `MCP server "${serverId}" disconnected during the call. It was not retried, because the tool may have run; ` +
+        'check its effect before calling it again.',
+    };
+  }
+  const message = redactSecrets(errorMessage(error), registration.config);
+  return { code: 'call_failed', message: `MCP tool "${remoteName}" on server "${serverId}" failed: ${message}` };
+}
