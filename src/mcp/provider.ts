@@ -346,47 +346,55 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /** The resources a server lists (needs `resources: true`). Empty when the server has none. */
-  listResources(serverId: string, options: McpRequestOptions = {}): Promise<Resource[]> {
+  async listResources(serverId: string, options: McpRequestOptions = {}): Promise<Resource[]> {
+    this.assertOpen();
     return listResources(this.registration(serverId), options);
   }
 
   /** The resource templates a server lists (needs `resources: true`). */
-  listResourceTemplates(serverId: string, options: McpRequestOptions = {}): Promise<ResourceTemplate[]> {
+  async listResourceTemplates(serverId: string, options: McpRequestOptions = {}): Promise<ResourceTemplate[]> {
+    this.assertOpen();
     return listResourceTemplates(this.registration(serverId), options);
   }
 
   /** Reads a resource by URI (needs `resources: true`). The library never fetches the URI itself. */
-  readResource(serverId: string, uri: string, options: McpRequestOptions = {}): Promise<ReadResourceResult> {
+  async readResource(serverId: string, uri: string, options: McpRequestOptions = {}): Promise<ReadResourceResult> {
+    this.assertOpen();
     return readResource(this.registration(serverId), uri, options);
   }
 
   /** Calls `listener(uri)` whenever the server says the resource changed; kept across reconnections. */
-  subscribeResource(serverId: string, uri: string, listener: McpResourceListener, options: McpRequestOptions = {}): Promise<void> {
+  async subscribeResource(serverId: string, uri: string, listener: McpResourceListener, options: McpRequestOptions = {}): Promise<void> {
+    this.assertOpen();
     return subscribeResource(this.registration(serverId), uri, listener, options);
   }
 
   /** Removes `listener`, or every listener of `uri`. Returns whether anything was subscribed. */
-  unsubscribeResource(serverId: string, uri: string, listener?: McpResourceListener, options: McpRequestOptions = {}): Promise<boolean> {
+  async unsubscribeResource(serverId: string, uri: string, listener?: McpResourceListener, options: McpRequestOptions = {}): Promise<boolean> {
+    this.assertOpen();
     return unsubscribeResource(this.registration(serverId), uri, listener, options);
   }
 
   /** The prompts a server offers. Empty when it offers none. */
-  listPrompts(serverId: string, options: McpRequestOptions = {}): Promise<Prompt[]> {
+  async listPrompts(serverId: string, options: McpRequestOptions = {}): Promise<Prompt[]> {
+    this.assertOpen();
     return listPrompts(this.registration(serverId), options);
   }
 
   /** Gets a prompt with its arguments filled in. */
-  getPrompt(serverId: string, name: string, args: Record<string, string> = {}, options: McpRequestOptions = {}): Promise<GetPromptResult> {
+  async getPrompt(serverId: string, name: string, args: Record<string, string> = {}, options: McpRequestOptions = {}): Promise<GetPromptResult> {
+    this.assertOpen();
     return getPrompt(this.registration(serverId), name, args, options);
   }
 
   /** Completion values for an argument of a prompt (`{ type: 'ref/prompt', name }`) or a resource template (`{ type: 'ref/resource', uri }`). */
-  complete(
+  async complete(
     serverId: string,
     ref: McpCompletionReference,
     argument: { name: string; value: string },
     options: McpRequestOptions & { context?: Record<string, string> } = {},
   ): Promise<McpCompletion> {
+    this.assertOpen();
     return complete(this.registration(serverId), ref, argument, options.context, options);
   }
 

@@ -42,7 +42,7 @@ export async function listResourceTemplates(registration: ServerRegistration, op
 
 export async function readResource(registration: ServerRegistration, uri: string, options: McpRequestOptions): Promise<ReadResourceResult> {
   requireResources(registration);
-  checkUri(registration, uri);
+  checkUri(registration, uri, 'resources/read');
   const { timeouts } = registration.config;
   return onSession(registration, `resources/read ${uri}`, timeouts.callMs, options, (session, signal) =>
     session.client.readResource({ uri }, { signal, timeout: timeouts.requestMs, cacheMode: 'bypass' }),
@@ -61,11 +61,12 @@ export async function subscribeResource(
   options: McpRequestOptions,
 ): Promise<void> {
   requireResources(registration);
-  checkUri(registration, uri);
+  checkUri(registration, uri, 'resources/subscribe');
+  options.signal?.throwIfAborted();
   const first = !registration.resourceListeners.has(uri);
   if (first) {
-    await onSession(registration, `resources/subscribe ${uri}`, registration.config.timeouts.requestMs, options, (session) =>
-      session.subscribeResource(uri),
+    await onSession(registration, `resources/subscribe ${uri}`, registration.config.timeouts.requestMs, options, (session, signal) =>
+      session.subscribeResource(uri, signal),
     );
   }
   let listeners = registration.resourceListeners.get(uri);

@@ -44,6 +44,7 @@ export async function onSession<T>(
   options: McpRequestOptions,
   work: (session: McpSession, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  options.signal?.throwIfAborted();
   const deadline = new OperationSignal([options.signal, registration.signal], timeoutMs);
   try {
     const session = await registration.ensureSession(deadline.signal);
@@ -98,10 +99,10 @@ export async function listAll<T>(
   throw new McpOperationError(id, method, `MCP server "${id}" has more than ${limits.catalogPages} pages of ${method} (limits.catalogPages).`);
 }
 
-/** Rejects a URI over `limits.cursorBytes`. */
-export function checkUri(registration: ServerRegistration, uri: string): void {
+/** Rejects a URI over `limits.cursorBytes` before anything is sent. */
+export function checkUri(registration: ServerRegistration, uri: string, operation: string): void {
   const limit = registration.config.limits.cursorBytes;
   if (utf8Bytes(uri) > limit) {
-    throw new McpOperationError(registration.id, 'resources/read', `MCP server "${registration.id}": the resource URI is over ${limit} bytes (limits.cursorBytes).`);
+    throw new McpOperationError(registration.id, operation, `MCP server "${registration.id}": the resource URI is over ${limit} bytes (limits.cursorBytes).`);
   }
 }

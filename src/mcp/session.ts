@@ -146,10 +146,10 @@ export class McpSession {
    * Asks the server for updates of `uri`: `resources/subscribe` on 2025 revisions, a
    * `subscriptions/listen` stream on 2026-07-28. Fails when the server does not offer it.
    */
-  async subscribeResource(uri: string): Promise<void> {
+  async subscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
     if (this.era === 'modern') {
       if (this.resourceStreams.has(uri)) return;
-      const subscription = await this.client.listen({ resourceSubscriptions: [uri] }, { timeout: LISTEN_ACK_MS });
+      const subscription = await this.client.listen({ resourceSubscriptions: [uri] }, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
       if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
         await subscription.close();
         throw new Error('the server does not offer resource subscriptions');
@@ -158,7 +158,7 @@ export class McpSession {
       return;
     }
     if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
-    await this.client.subscribeResource({ uri });
+    await this.client.subscribeResource({ uri }, signal ? { signal } : undefined);
   }
 
   /** Stops updates of `uri`. */
