@@ -8,13 +8,15 @@ import {
   type McpServerConfig,
   McpToolProvider,
   presentationText,
+  ToolHost,
   type ToolOutput,
 } from '../src/index.js';
 import { observationLog, observed, stdioFixture } from './helpers.js';
 
 const providers: McpToolProvider[] = [];
+const hosts: ToolHost[] = [];
 afterEach(async () => {
-  await Promise.all(providers.splice(0).map((provider) => provider.close()));
+  await Promise.all([...providers.splice(0).map((provider) => provider.close()), ...hosts.splice(0).map((host) => host.close())]);
 });
 
 async function started(servers: McpServerConfig[], elicitation?: McpElicitationHandler): Promise<McpToolProvider> {
@@ -115,6 +117,42 @@ describe('elicitation, on both protocol eras', () => {
   });
 });
 
+describe('@modelcontextprotocol/server-everything elicitation', () => {
+  const everything = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+  const config = (elicitation: boolean): McpServerConfig => ({
+    id: 'e',
+    elicitation,
+    transport: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'] },
+  });
+
+  it('answers its form elicitation through the handler, with the defaults filled in', async () => {
+    const { handler, seen } = person(() => Promise.resolve({ action: 'accept', content: { check: true } }));
+    const provider = await started([config(true)], handler);
+    const result = await provider.call('mcp_e_trigger_elicitation_request', {});
+    expect(result.isError).toBe(false);
+    expect(seen[0]).toMatchObject({ mode: 'form', message: 'Please provide inputs for the following fields:' });
+    // Fields left empty come back with the schema's defaults (SEP-1034).
+    expect(text(result)).toContain('It was a dark and stormy night.');
+    expect(text(result)).toContain('42');
+  });
+
+  it('passes its URL elicitation to a handler that supports URLs', async () => {
+    const { handler, seen } = person(() => Promise.resolve({ action: 'accept' }));
+    const provider = await started([config(true)], handler);
+    const result = await provider.call('mcp_e_trigger_url_elicitation', { url: 'https://example.com/consent' });
+    expect(seen[0]).toMatchObject({ mode: 'url', url: 'https://example.com/consent' });
+    expect(result.isError).toBe(false);
+  });
+
+  it('offers no elicitation tools to a host that did not opt in', async () => {
+    const { handler } = person(() => Promise.resolve({ action: 'accept' }));
+    const provider = await started([config(false)], handler);
+    const names = provider.definitions().map((definition) => definition.name);
+    expect(names).not.toContain('mcp_e_trigger_elicitation_request');
+    expect(names).toContain('mcp_e_echo');
+  });
+});
+
 describe('without the two elicitation opt-ins', () => {
   for (const lifecycle of ['discover', 'initialize'] as const) {
     it(`advertises no elicitation capability and fails the round at tool level (${lifecycle})`, async () => {
@@ -203,6 +241,24 @@ describe('tasks', () => {
       const provider = await started([taskServer(lifecycle, log)]);
       const result = await provider.call('mcp_t_ask', {});
       expect(result).toMatchObject({ isError: true, output: { error: { code: 'task_input_required' } } });
+      await vi.waitFor(() => expect(events(log, 'tasks-cancel')).toHaveLength(1));
+    });
+  }
+
+  for (const lifecycle of ['discover', 'initialize'] as const) {
+    it(`completes a task-returning tool through ToolHost.call with the result in modelOutput, and cancels an aborted one (${lifecycle})`, async () => {
+      const log = observationLog();
+      const host = new ToolHost({ providers: [new McpToolProvider({ servers: [taskServer(lifecycle, log)] })] });
+      hosts.push(host);
+      await host.init();
+      const result = await host.call('mcp_t_slow', { ms: 300 });
+      expect(result.isError).toBe(false);
+      expect(result.modelOutput).toEqual({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'done after 300 ms' }] });
+      const controller = new AbortController();
+      const call = host.call('mcp_t_forever', {}, { signal: controller.signal });
+      await vi.waitFor(() => expect(events(log, 'task-created')).toHaveLength(2));
+      controller.abort(new Error('the user moved on'));
+      await expect(call).rejects.toThrow('the user moved on');
       await vi.waitFor(() => expect(events(log, 'tasks-cancel')).toHaveLength(1));
     });
   }
