@@ -1,18 +1,39 @@
 /**
- * `npm run bench`: mcp-fleet's per-call overhead over the raw SDK, per transport and era.
- * Prints a table and writes the full result to bench/results/<timestamp>.json.
+ * `npm run bench`: mcp-fleet against the raw SDK, scenario by scenario. Prints a table per
+ * scenario and writes every figure to bench/results/<timestamp>.json.
  *
- *   npm run bench -- [--calls 1000] [--warmup 100] [--block 100] [--only stdio|http]
+ *   npm run bench -- [--only <scenario>[,<scenario>...]] [scenario flags]
  *
- * The target is a median ratio (mcp-fleet / raw SDK) of at most 1.10. Scenarios run one
- * at a time: on a 2-core machine anything concurrent would measure contention.
+ * Scenarios (all by default, one at a time: on a 2-core machine anything concurrent
+ * would measure contention):
+ *   call-latency         sequential calls, per transport and era (`--only stdio|http` for one
+ *                        transport); target: median ratio mcp-fleet / raw SDK <= 1.10.
+ *                        --calls 1000 --warmup 100 --block 100
+ *   refresh-latency      call latency while a 2,048-tool catalog is refreshed in a loop;
+ *                        target: within 2x of the quiet median.
+ *                        --refresh-calls 120 --refresh-block 40 --refresh-raw-calls 18
+ *                        --refresh-tools 2048 --refresh-server bench|catalog-server
+ *   publish              budgets + naming + publication of 10 x 2,048 tools, in process;
+ *                        target: well under 100 ms in total.
+ *                        --publish-reps 20 --publish-servers 10 --publish-tools 2048
+ *   framing              one 8 MiB stdio line, in process and end to end;
+ *                        target: mcp-fleet at least 10x faster.  --framing-runs 9 --framing-calls 5
+ *   hostile-body-memory  memory during a 50 MiB HTTP body, each side in a fresh process;
+ *                        target: bounded near the 8 MiB limit.  --memory-runs 1
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Era, ERA_VERSION, runScenario, type ScenarioResult, type TransportKind } from './call-latency.js';
+import { framingTable, runFraming } from './framing.js';
+import { hostileBodyTable, runHostileBody } from './hostile-body-memory.js';
+import { publishTable, runPublish } from './publish.js';
+import { type CatalogServer, refreshLatencyTable, runRefreshLatency } from './refresh-latency.js';
 
 const TARGET_RATIO = 1.1;
+
+const SCENARIOS = ['call-latency', 'refresh-latency', 'publish', 'framing', 'hostile-body-memory'] as const;
+type Scenario = (typeof SCENARIOS)[number];
 
 function positiveInt(name: string, value: string): number {
   const number = Number(value);
@@ -20,23 +41,74 @@ function positiveInt(name: string, value: string): number {
   return number;
 }
 
-function parseOptions(): { calls: number; warmup: number; block: number; transports: TransportKind[] } {
+interface Options {
+  scenarios: Scenario[];
+  calls: number;
+  warmup: number;
+  block: number;
+  transports: TransportKind[];
+  refresh: { tools: number; calls: number; block: number; rawCalls: number; server: CatalogServer };
+  publish: { repetitions: number; servers: number; tools: number };
+  framing: { runs: number; calls: number };
+  memory: { runs: number };
+}
+
+function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
       calls: { type: 'string', default: '1000' },
       warmup: { type: 'string', default: '100' },
       block: { type: 'string', default: '100' },
       only: { type: 'string' },
+      'refresh-tools': { type: 'string', default: '2048' },
+      'refresh-calls': { type: 'string', default: '120' },
+      'refresh-block': { type: 'string', default: '40' },
+      'refresh-raw-calls': { type: 'string', default: '18' },
+      'refresh-server': { type: 'string', default: 'bench' },
+      'publish-reps': { type: 'string', default: '20' },
+      'publish-servers': { type: 'string', default: '10' },
+      'publish-tools': { type: 'string', default: '2048' },
+      'framing-runs': { type: 'string', default: '9' },
+      'framing-calls': { type: 'string', default: '5' },
+      'memory-runs': { type: 'string', default: '1' },
     },
     strict: true,
   });
-  const only = values.only;
-  if (only !== undefined && only !== 'stdio' && only !== 'http') throw new Error(`--only must be "stdio" or "http", got "${only}"`);
+  // `--only stdio` / `--only http` keep their old meaning: call latency over one transport.
+  let transports: TransportKind[] = ['stdio', 'http'];
+  const scenarios = new Set<Scenario>();
+  for (const name of values.only?.split(',').map((part) => part.trim()) ?? SCENARIOS) {
+    if (name === 'stdio' || name === 'http') {
+      transports = [name];
+      scenarios.add('call-latency');
+    } else if ((SCENARIOS as readonly string[]).includes(name)) {
+      scenarios.add(name as Scenario);
+    } else {
+      throw new Error(`--only takes ${[...SCENARIOS, 'stdio', 'http'].join(', ')} (comma-separated), got "${name}"`);
+    }
+  }
+  const server = values['refresh-server'];
+  if (server !== 'bench' && server !== 'catalog-server') throw new Error(`--refresh-server must be "bench" or "catalog-server", got "${server}"`);
   return {
+    scenarios: SCENARIOS.filter((scenario) => scenarios.has(scenario)),
     calls: positiveInt('calls', values.calls),
     warmup: positiveInt('warmup', values.warmup),
     block: positiveInt('block', values.block),
-    transports: only === undefined ? ['stdio', 'http'] : [only],
+    transports,
+    refresh: {
+      tools: positiveInt('refresh-tools', values['refresh-tools']),
+      calls: positiveInt('refresh-calls', values['refresh-calls']),
+      block: positiveInt('refresh-block', values['refresh-block']),
+      rawCalls: positiveInt('refresh-raw-calls', values['refresh-raw-calls']),
+      server,
+    },
+    publish: {
+      repetitions: positiveInt('publish-reps', values['publish-reps']),
+      servers: positiveInt('publish-servers', values['publish-servers']),
+      tools: positiveInt('publish-tools', values['publish-tools']),
+    },
+    framing: { runs: positiveInt('framing-runs', values['framing-runs']), calls: positiveInt('framing-calls', values['framing-calls']) },
+    memory: { runs: positiveInt('memory-runs', values['memory-runs']) },
   };
 }
 
@@ -73,10 +145,8 @@ function table(results: ScenarioResult[]): string {
   return [row(header, widths), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map((cells) => row(cells, widths))].join('\n');
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions();
+async function callLatency(options: Options): Promise<ScenarioResult[]> {
   const eras: Era[] = ['modern', 'legacy'];
-  const startedAt = new Date();
   console.log(
     `call latency: ${options.calls} calls/side after ${options.warmup} warm-up, blocks of ${options.block}; ` +
       `node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
@@ -94,6 +164,77 @@ async function main(): Promise<void> {
   console.log(`ratio = mcp-fleet median / raw SDK median; target <= ${TARGET_RATIO.toFixed(2)} ("!" marks a miss).`);
   console.log('round IQR = 25th-75th percentile of the per-round ratios (fleet block / adjacent raw block): the noise.');
   console.log('cpu µs/call = user+system CPU of this process per measured call (the servers are not counted).');
+  return results;
+}
+
+/** Runs one scenario with a heading and its duration. */
+async function section<T>(title: string, run: () => Promise<T> | T): Promise<T> {
+  console.log(`\n== ${title} (load average ${loadavg().map((load) => load.toFixed(2)).join(' ')})`);
+  const start = process.hrtime.bigint();
+  const result = await run();
+  console.log(`(${(Number(process.hrtime.bigint() - start) / 1e9).toFixed(1)} s)`);
+  return result;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const startedAt = new Date();
+  console.log(`scenarios: ${options.scenarios.join(', ')}; node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'})`);
+  const scenarios: Record<string, unknown> = {};
+  let results: ScenarioResult[] = [];
+  for (const scenario of options.scenarios) {
+    switch (scenario) {
+      case 'call-latency':
+        results = await section('call-latency', () => callLatency(options));
+        break;
+      case 'refresh-latency': {
+        const { tools, calls, block, rawCalls, server } = options.refresh;
+        const result = await section('refresh-latency', () => runRefreshLatency({ tools, calls, block, rawCalls, warmup: 30, server }));
+        console.log(refreshLatencyTable(result));
+        console.log(
+          `${result.tools} tools (${result.server} server, era ${result.fleet.protocolVersion}), calling ${result.calledTool}; ` +
+            `ratio = refreshing median / quiet median, target <= ${result.targetRatio} ("!" marks a miss).`,
+        );
+        console.log(
+          `mcp-fleet refreshing median / raw SDK refreshing median: ${result.refreshingVsRaw.request.toFixed(2)} (vs tools/list), ` +
+            `${result.refreshingVsRaw.listTools.toFixed(2)} (vs listTools).`,
+        );
+        console.log('refreshes = refreshes completed while the calls were timed; loop delay max = longest event-loop stall in this process during those calls.');
+        scenarios['refresh-latency'] = result;
+        break;
+      }
+      case 'publish': {
+        const result = await section('publish', () => runPublish({ ...options.publish, warmup: 1 }));
+        console.log(publishTable(result));
+        console.log(
+          `${result.servers} servers x ${result.toolsPerServer} tools -> ${result.definitions} definitions (${result.hashedNames} with a hash suffix), ` +
+            `${result.groups} groups; ${options.publish.repetitions} repetitions; target: total well under ${result.targetMs} ms ("!" marks a miss).`,
+        );
+        scenarios.publish = result;
+        break;
+      }
+      case 'framing': {
+        const result = await section('framing', () => runFraming(options.framing));
+        console.log(framingTable(result));
+        console.log(
+          `raw / fleet = how many times faster mcp-fleet is (medians); target >= ${result.targetSpeedup}x ("!" marks a miss). ` +
+            `Era ${result.endToEnd.protocolVersion.fleet} end to end.`,
+        );
+        scenarios.framing = result;
+        break;
+      }
+      case 'hostile-body-memory': {
+        const result = await section('hostile-body-memory', () => runHostileBody(options.memory));
+        console.log(hostileBodyTable(result));
+        console.log(
+          `one 50 MiB JSON body without Content-Length; increases are peaks over a post-gc baseline, per fresh process; ` +
+            `mcp-fleet limit ${result.limitBytes / (1024 * 1024)} MiB (limits.messageBytes).`,
+        );
+        scenarios['hostile-body-memory'] = result;
+        break;
+      }
+    }
+  }
 
   const directory = new URL('./results/', import.meta.url);
   mkdirSync(directory, { recursive: true });
@@ -107,9 +248,10 @@ async function main(): Promise<void> {
     options,
     targetRatio: TARGET_RATIO,
     results,
+    scenarios,
   };
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`wrote ${file.pathname}`);
+  console.log(`\nwrote ${file.pathname}`);
 }
 
 main().catch((error: unknown) => {
