@@ -45,6 +45,8 @@ export interface RefreshLatencyOptions {
   rawCalls: number;
   warmup: number;
   server: CatalogServer;
+  /** Tools per `tools/list` page (bench server only); 0 = the whole catalog in one page. */
+  pageSize: number;
 }
 
 interface Side {
@@ -82,6 +84,8 @@ export interface RefreshSideResult {
 
 export interface RefreshLatencyResult {
   tools: number;
+  /** Tools per `tools/list` page; 0 = one page. */
+  pageSize: number;
   calledTool: string;
   server: CatalogServer;
   fleet: RefreshSideResult;
@@ -97,10 +101,22 @@ export interface RefreshLatencyResult {
 const SERVER_ID = 'catalog';
 const TARGET_RATIO = 2;
 
-function serverCommand(server: CatalogServer, toolsFile: string): { args: string[]; env: Record<string, string> } {
+function serverCommand(server: CatalogServer, toolsFile: string, pageSize: number): { args: string[]; env: Record<string, string> } {
   return server === 'bench'
-    ? { args: [repoPath('bench/fixtures/catalog-stdio.mjs')], env: { BENCH_TOOLS_FILE: toolsFile } }
-    : { args: [repoPath('test/fixtures/catalog-server.mjs')], env: { FIXTURE_TOOLS_FILE: toolsFile } };
+    ? { args: [repoPath('bench/fixtures/catalog-stdio.mjs')], env: { BENCH_TOOLS_FILE: toolsFile, BENCH_PAGE_SIZE: String(pageSize) } }
+    : { args: [repoPath('test/fixtures/catalog-server.mjs')], env: { FIXTURE_TOOLS_FILE: toolsFile, ...(pageSize > 0 ? { FIXTURE_PAGE_SIZE: String(pageSize) } : {}) } };
+}
+
+/** Every page of `tools/list` through bare requests: the wire work and nothing else. */
+async function listEveryPage(client: Client): Promise<number> {
+  let listed = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } });
+    listed += page.tools.length;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return listed;
 }
 
 async function fleetSide(command: { args: string[]; env: Record<string, string> }, tool: string, closers: (() => Promise<void>)[]): Promise<Side> {
@@ -153,7 +169,7 @@ async function rawSide(
     },
     refresh:
       mode === 'request'
-        ? async () => check((await client.request({ method: 'tools/list', params: {} })).tools.length)
+        ? async () => check(await listEveryPage(client))
         : async () => check((await client.listTools(undefined, { cacheMode: 'refresh' })).tools.length),
   };
 }
@@ -260,7 +276,7 @@ export async function runRefreshLatency(options: RefreshLatencyOptions): Promise
     writeFileSync(toolsFile, JSON.stringify(tools));
     // A read-only `list` tool without an output schema: the fixtures answer with plain text.
     const calledTool = tools[0]!.name;
-    const command = serverCommand(options.server, toolsFile);
+    const command = serverCommand(options.server, toolsFile, options.pageSize);
     loopDelay.enable();
     const fleet = new Collector(await fleetSide(command, calledTool, closers), loopDelay);
     const rawRequest = new Collector(await rawSide(command, calledTool, tools.length, 'request', closers), loopDelay);
@@ -301,6 +317,7 @@ export async function runRefreshLatency(options: RefreshLatencyOptions): Promise
     const busy = (side: RefreshSideResult): number => side.refreshing.stats.medianUs;
     return {
       tools: options.tools,
+      pageSize: options.pageSize,
       calledTool,
       server: options.server,
       ...results,

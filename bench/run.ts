@@ -13,6 +13,8 @@
  *                        target: within 2x of the quiet median.
  *                        --refresh-calls 120 --refresh-block 40 --refresh-raw-calls 18
  *                        --refresh-tools 2048 --refresh-server bench|catalog-server
+ *                        --refresh-page-sizes 0,128 (tools per tools/list page, 0 = one page;
+ *                        one run per size)
  *   publish              budgets + naming + publication of 10 x 2,048 tools, in process;
  *                        target: well under 100 ms in total.
  *                        --publish-reps 20 --publish-servers 10 --publish-tools 2048
@@ -28,7 +30,7 @@ import { type Era, ERA_VERSION, runScenario, type ScenarioResult, type Transport
 import { framingTable, runFraming } from './framing.js';
 import { hostileBodyTable, runHostileBody } from './hostile-body-memory.js';
 import { publishTable, runPublish } from './publish.js';
-import { type CatalogServer, refreshLatencyTable, runRefreshLatency } from './refresh-latency.js';
+import { type CatalogServer, type RefreshLatencyResult, refreshLatencyTable, runRefreshLatency } from './refresh-latency.js';
 
 const TARGET_RATIO = 1.1;
 
@@ -47,7 +49,7 @@ interface Options {
   warmup: number;
   block: number;
   transports: TransportKind[];
-  refresh: { tools: number; calls: number; block: number; rawCalls: number; server: CatalogServer };
+  refresh: { tools: number; calls: number; block: number; rawCalls: number; server: CatalogServer; pageSizes: number[] };
   publish: { repetitions: number; servers: number; tools: number };
   framing: { runs: number; calls: number };
   memory: { runs: number };
@@ -65,6 +67,7 @@ function parseOptions(): Options {
       'refresh-block': { type: 'string', default: '40' },
       'refresh-raw-calls': { type: 'string', default: '18' },
       'refresh-server': { type: 'string', default: 'bench' },
+      'refresh-page-sizes': { type: 'string', default: '0,128' },
       'publish-reps': { type: 'string', default: '20' },
       'publish-servers': { type: 'string', default: '10' },
       'publish-tools': { type: 'string', default: '2048' },
@@ -100,6 +103,7 @@ function parseOptions(): Options {
       calls: positiveInt('refresh-calls', values['refresh-calls']),
       block: positiveInt('refresh-block', values['refresh-block']),
       rawCalls: positiveInt('refresh-raw-calls', values['refresh-raw-calls']),
+      pageSizes: values['refresh-page-sizes'].split(',').map((size) => (size.trim() === '0' ? 0 : positiveInt('refresh-page-sizes', size.trim()))),
       server,
     },
     publish: {
@@ -188,19 +192,24 @@ async function main(): Promise<void> {
         results = await section('call-latency', () => callLatency(options));
         break;
       case 'refresh-latency': {
-        const { tools, calls, block, rawCalls, server } = options.refresh;
-        const result = await section('refresh-latency', () => runRefreshLatency({ tools, calls, block, rawCalls, warmup: 30, server }));
-        console.log(refreshLatencyTable(result));
-        console.log(
-          `${result.tools} tools (${result.server} server, era ${result.fleet.protocolVersion}), calling ${result.calledTool}; ` +
-            `ratio = refreshing median / quiet median, target <= ${result.targetRatio} ("!" marks a miss).`,
-        );
-        console.log(
-          `mcp-fleet refreshing median / raw SDK refreshing median: ${result.refreshingVsRaw.request.toFixed(2)} (vs tools/list), ` +
-            `${result.refreshingVsRaw.listTools.toFixed(2)} (vs listTools).`,
-        );
-        console.log('refreshes = refreshes completed while the calls were timed; loop delay max = longest event-loop stall in this process during those calls.');
-        scenarios['refresh-latency'] = result;
+        const { tools, calls, block, rawCalls, server, pageSizes } = options.refresh;
+        const runs: RefreshLatencyResult[] = [];
+        for (const pageSize of pageSizes) {
+          const pages = pageSize === 0 ? 'one page' : `pages of ${pageSize}`;
+          const result = await section(`refresh-latency, ${pages}`, () => runRefreshLatency({ tools, calls, block, rawCalls, warmup: 30, server, pageSize }));
+          console.log(refreshLatencyTable(result));
+          console.log(
+            `${result.tools} tools in ${pages} (${result.server} server, era ${result.fleet.protocolVersion}), calling ${result.calledTool}; ` +
+              `ratio = refreshing median / quiet median, target <= ${result.targetRatio} ("!" marks a miss).`,
+          );
+          console.log(
+            `mcp-fleet refreshing median / raw SDK refreshing median: ${result.refreshingVsRaw.request.toFixed(2)} (vs tools/list), ` +
+              `${result.refreshingVsRaw.listTools.toFixed(2)} (vs listTools).`,
+          );
+          console.log('refreshes = refreshes completed while the calls were timed; loop delay max = longest event-loop stall in this process during those calls.');
+          runs.push(result);
+        }
+        scenarios['refresh-latency'] = runs;
         break;
       }
       case 'publish': {

@@ -86,6 +86,18 @@ describe('catalog budgets', () => {
     expect(status.lastError).toMatch(/"s" lists the tool "twin" twice/);
   });
 
+  it('rejects a catalog with a malformed tool, naming the server, the tool and the field, and keeps the previous snapshot', async () => {
+    const file = join(dirname(observationLog()), 'tools.json');
+    writeFileSync(file, JSON.stringify([{ name: 'ok' }]));
+    const provider = await started(server({ FIXTURE_TOOLS_FILE: file }));
+    const before = provider.definitions();
+    writeFileSync(file, JSON.stringify([{ name: 'ok' }, { name: 'broken', inputSchema: { type: 'array' } }]));
+    const error = await refreshFailure(provider);
+    expect(error).toMatchObject({ serverId: 's', tool: 'broken' });
+    expect(error.message).toBe('MCP server "s" sent an invalid tools/list result: tool "broken" has an invalid "inputSchema".');
+    expect(provider.definitions()).toEqual(before);
+  });
+
   const catalogWide: { label: string; env: Record<string, string>; limits: Partial<McpLimits>; message: RegExp }[] = [
     { label: 'a repeated pagination cursor', env: { FIXTURE_TOOLS: '[{"name":"a"}]', FIXTURE_PAGINATION: 'cycle' }, limits: {}, message: /repeated a pagination cursor/ },
     { label: 'pagination that never ends', env: { FIXTURE_PAGINATION: 'endless' }, limits: { catalogPages: 5, catalogItems: 100 }, message: /more than 5 pages.*limits\.catalogPages/ },

@@ -4,14 +4,16 @@
  * and checked against the per-tool budgets. Any failure rejects the whole catalog, so
  * the last published snapshot stays intact.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/client';
-import { jsonBytes, utf8Bytes } from '../core/budget.js';
+import { jsonFits, utf8Bytes } from '../core/budget.js';
 import type { JsonSchema, ToolDefinition } from '../core/tool.js';
 import type { ResolvedServerConfig } from './config.js';
 import { McpFleetError } from './errors.js';
 import { isTransientError } from './errors-sdk.js';
 import { retryTransient } from './retry.js';
 import type { McpSession, ServerMeta } from './session.js';
+import { checkToolListPage } from './tool-list.js';
 import { xMcpHeaderProblem } from './x-mcp-header.js';
 
 /** A catalog broke a budget or a rule; the previous snapshot stays published. */
@@ -45,11 +47,15 @@ export async function listAllTools(session: McpSession, config: ResolvedServerCo
       });
     }
     const params = cursor === undefined ? {} : { cursor };
-    const result = await retryTransient(
+    const raw = await retryTransient(
       () => session.client.request({ method: 'tools/list', params }, { signal, timeout: config.timeouts.listMs }),
       isTransientError,
       signal,
     );
+    const result = checkToolListPage(raw);
+    if (!('tools' in result)) {
+      throw new McpCatalogError(id, `MCP server "${id}" sent an invalid tools/list result: ${result.message}.`, { tool: result.tool });
+    }
     if (tools.length + result.tools.length > limits.catalogItems) {
       throw new McpCatalogError(id, `MCP server "${id}" lists more than ${limits.catalogItems} tools (limits.catalogItems).`, {
         budget: 'catalogItems',
@@ -63,7 +69,7 @@ export async function listAllTools(session: McpSession, config: ResolvedServerCo
       tools.push(tool);
     }
     const next = result.nextCursor;
-    if (next === undefined || next === null) return tools;
+    if (next === undefined) return tools;
     if (utf8Bytes(next) > limits.cursorBytes) {
       throw new McpCatalogError(id, `MCP server "${id}" sent a pagination cursor over ${limits.cursorBytes} bytes (limits.cursorBytes).`, {
         budget: 'cursorBytes',
@@ -76,6 +82,9 @@ export async function listAllTools(session: McpSession, config: ResolvedServerCo
     }
     seenCursors.add(next);
     cursor = next;
+    // A turn of the event loop before the next page, so calls waiting to be sent reach
+    // the server ahead of it: a long catalog walk does not queue them page after page.
+    await nextTurn();
   }
 }
 
@@ -100,26 +109,26 @@ export function isIncluded(config: ResolvedServerConfig, remoteName: string): bo
  * `2026-07-28` Streamable HTTP session, tools with invalid SEP-2243 header
  * declarations are dropped too (the spec requires it).
  */
-export function publishableTools(tools: Tool[], config: ResolvedServerConfig, session: McpSession): Tool[] {
+export function publishableTools(tools: readonly Tool[], config: ResolvedServerConfig, session: McpSession): Tool[] {
   const { limits, id } = config;
   const checkHeaders = session.era === 'modern' && config.transport.type === 'http';
+  const over = (tool: Tool, budget: string, what: string, limit: number): McpCatalogError =>
+    new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} over ${limit} bytes (limits.${budget}).`, {
+      tool: tool.name,
+      budget,
+    });
   const result: Tool[] = [];
   for (const tool of tools) {
     if (!isIncluded(config, tool.name) || !isModelVisible(tool)) continue;
     if (checkHeaders && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
-    const over = (budget: string, what: string, limit: number): McpCatalogError =>
-      new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} over ${limit} bytes (limits.${budget}).`, {
-        tool: tool.name,
-        budget,
-      });
-    if (jsonBytes(tool.inputSchema) > limits.schemaBytes) throw over('schemaBytes', 'an input schema', limits.schemaBytes);
-    if (tool.outputSchema !== undefined && jsonBytes(tool.outputSchema) > limits.schemaBytes) {
-      throw over('schemaBytes', 'an output schema', limits.schemaBytes);
+    if (!jsonFits(tool.inputSchema, limits.schemaBytes)) throw over(tool, 'schemaBytes', 'an input schema', limits.schemaBytes);
+    if (tool.outputSchema !== undefined && !jsonFits(tool.outputSchema, limits.schemaBytes)) {
+      throw over(tool, 'schemaBytes', 'an output schema', limits.schemaBytes);
     }
     if (utf8Bytes(tool.description ?? '') > limits.descriptionBytes) {
-      throw over('descriptionBytes', 'a description', limits.descriptionBytes);
+      throw over(tool, 'descriptionBytes', 'a description', limits.descriptionBytes);
     }
-    if (utf8Bytes(tool.title ?? '') > limits.descriptionBytes) throw over('descriptionBytes', 'a title', limits.descriptionBytes);
+    if (utf8Bytes(tool.title ?? '') > limits.descriptionBytes) throw over(tool, 'descriptionBytes', 'a title', limits.descriptionBytes);
     result.push(tool);
   }
   return result;

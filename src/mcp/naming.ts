@@ -14,6 +14,9 @@ export const TOOL_PREFIX = 'mcp';
 const HASH_RETRIES = 8;
 const SUFFIX_LENGTH = 8;
 
+/** A segment that normalisation leaves unchanged (the common case, checked first). */
+const ALREADY_NORMAL = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+
 /**
  * Normalises one name segment: ASCII-lowercased, every run of characters outside
  * `[a-z0-9]` (non-ASCII included) becomes one `_`, leading and trailing `_` are
@@ -21,21 +24,12 @@ const SUFFIX_LENGTH = 8;
  * character is not a letter.
  */
 export function sanitizeNamePart(part: string): string {
-  let result = '';
-  let pendingSeparator = false;
-  for (const char of part) {
-    const lower = char.length === 1 && char >= 'A' && char <= 'Z' ? char.toLowerCase() : char;
-    if ((lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9')) {
-      if (pendingSeparator && result !== '') result += '_';
-      pendingSeparator = false;
-      result += lower;
-    } else {
-      pendingSeparator = true;
-    }
-  }
+  if (ALREADY_NORMAL.test(part)) return part;
+  // Every UTF-16 unit outside [A-Za-z0-9] is a separator, so what remains is ASCII and safe to lowercase.
+  const result = part.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
   if (result === '') return 'x';
-  const first = result.charAt(0);
-  return first >= 'a' && first <= 'z' ? result : `x${result}`;
+  const first = result.charCodeAt(0);
+  return first >= 0x61 && first <= 0x7a ? result : `x${result}`;
 }
 
 /** First 8 lowercase hex digits of SHA-256 over the UTF-8 bytes of `key`. */
@@ -54,23 +48,31 @@ export function baseToolName(serverNamePart: string, remoteName: string): string
   return `${TOOL_PREFIX}_${serverNamePart}_${sanitizeNamePart(remoteName)}`;
 }
 
-/** Candidate names for one identity, best first. */
-function candidates(serverId: string, serverNamePart: string, remoteName: string, mustHash: boolean): string[] {
-  const base = baseToolName(serverNamePart, remoteName);
+/** Hashed candidate names for one identity, best first. */
+function hashedCandidates(serverId: string, base: string, remoteName: string): string[] {
   const key = `${serverId}:${remoteName}`;
-  const result: string[] = [];
-  if (!mustHash && base.length <= MAX_TOOL_NAME_LENGTH) result.push(base);
-  result.push(nameWithHash(base, key));
+  const result = [nameWithHash(base, key)];
   for (let attempt = 0; attempt < HASH_RETRIES; attempt++) result.push(nameWithHash(base, `${key}#${attempt}`));
   return result;
 }
+
+/** What one server's identities keep between assignments. */
+interface RetainedNames {
+  /** Remote name → model-facing name. */
+  names: Map<string, string>;
+  /** Normalised base name → how many retained identities share it. */
+  baseCount: Map<string, number>;
+}
+
+/** Code-unit order, as `Array.prototype.sort` without a comparator, without its string conversions. */
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Thrown when a server's retained identities exceed its catalog item budget. */
 export class NameBudgetError extends Error {}
 
 /** The outcome of naming one server's catalog. */
 export interface NameAssignment {
-  /** Remote name → model-facing name, for every tool that got one. */
+  /** Remote name → model-facing name, for every listed tool that got one. */
   names: Map<string, string>;
   /** Remote names that could not be given a free name and are not published. */
   dropped: string[];
@@ -83,62 +85,77 @@ export interface NameAssignment {
  * all hashed, so the result does not depend on list order.
  */
 export class ToolNameIndex {
-  /** Model-facing name → owning identity (`serverId`, NUL, remote name). */
-  private readonly owners = new Map<string, string>();
-  /** Server id → (remote name → model-facing name), retained for the life of the registration. */
-  private readonly identities = new Map<string, Map<string, string>>();
+  /**
+   * Every model-facing name in use, each owned by one retained identity. A name is only
+   * ever offered to a new identity, so ownership never needs to be compared.
+   */
+  private readonly taken = new Set<string>();
+  /** Server id → what its identities retain for the life of the registration. */
+  private readonly servers = new Map<string, RetainedNames>();
 
   /**
    * Names the tools `remoteNames` of server `serverId`. Retained identities keep their
-   * names; new ones take the first free candidate. Nothing changes when this throws.
+   * names; new ones take the first free candidate. Throws `NameBudgetError`, changing
+   * nothing, when the retained and new identities together would exceed `maxIdentities`.
    */
   assign(serverId: string, serverNamePart: string, remoteNames: readonly string[], maxIdentities: number): NameAssignment {
-    const retained = new Map(this.identities.get(serverId) ?? []);
-    const listed = [...new Set(remoteNames)].sort();
-    // Bases shared by two or more remote names of this server (listed or retained) are hashed for every new one.
-    const baseCount = new Map<string, number>();
-    for (const remote of new Set([...listed, ...retained.keys()])) {
-      const base = baseToolName(serverNamePart, remote);
-      baseCount.set(base, (baseCount.get(base) ?? 0) + 1);
-    }
+    const retained = this.servers.get(serverId) ?? { names: new Map<string, string>(), baseCount: new Map<string, number>() };
     const names = new Map<string, string>();
-    const claimed = new Map<string, string>();
-    const dropped: string[] = [];
-    for (const remote of listed) {
-      const existing = retained.get(remote);
-      if (existing !== undefined) {
-        names.set(remote, existing);
-        continue;
-      }
-      const identity = `${serverId}\u0000${remote}`;
-      const mustHash = (baseCount.get(baseToolName(serverNamePart, remote)) ?? 0) > 1;
-      const free = candidates(serverId, serverNamePart, remote, mustHash).find((name) => {
-        const owner = this.owners.get(name) ?? claimed.get(name);
-        return owner === undefined || owner === identity;
-      });
-      if (free === undefined) {
-        dropped.push(remote);
-        continue;
-      }
-      claimed.set(free, identity);
-      retained.set(remote, free);
-      names.set(remote, free);
+    const fresh = new Set<string>();
+    for (const remote of remoteNames) {
+      const existing = retained.names.get(remote);
+      if (existing !== undefined) names.set(remote, existing);
+      else fresh.add(remote);
     }
-    if (retained.size > maxIdentities) {
+    // The common refresh: every listed tool already has its name.
+    if (fresh.size === 0) return { names, dropped: [] };
+
+    // Checked before anything changes; tools dropped below (no free name) count too.
+    if (retained.names.size + fresh.size > maxIdentities) {
       throw new NameBudgetError(
         `the catalog identity budget (${maxIdentities}) is exhausted; remove and re-add the server to reset it`,
       );
     }
-    for (const [name, identity] of claimed) this.owners.set(name, identity);
-    this.identities.set(serverId, retained);
+    // Bases shared by two or more remote names of this server (listed or retained) are hashed for every new one.
+    const listed = [...fresh];
+    const bases = listed.map((remote) => baseToolName(serverNamePart, remote));
+    for (const base of bases) retained.baseCount.set(base, (retained.baseCount.get(base) ?? 0) + 1);
+    const take = (remote: string, name: string): void => {
+      this.taken.add(name);
+      retained.names.set(remote, name);
+      names.set(remote, name);
+    };
+    // First every tool whose unsuffixed base is its own and free: no two of them can want the
+    // same name, so list order cannot matter. The rest (a hashed name is needed) go in sorted
+    // order, so that the rare contest between two of them does not depend on list order either.
+    const needHash: number[] = [];
+    for (let i = 0; i < listed.length; i++) {
+      const base = bases[i]!;
+      if (retained.baseCount.get(base) === 1 && base.length <= MAX_TOOL_NAME_LENGTH && !this.taken.has(base)) take(listed[i]!, base);
+      else needHash.push(i);
+    }
+    needHash.sort((a, b) => compareStrings(listed[a]!, listed[b]!));
+    const dropped: string[] = [];
+    for (const i of needHash) {
+      const remote = listed[i]!;
+      const base = bases[i]!;
+      const free = hashedCandidates(serverId, base, remote).find((name) => !this.taken.has(name));
+      if (free !== undefined) {
+        take(remote, free);
+        continue;
+      }
+      dropped.push(remote);
+      retained.baseCount.set(base, retained.baseCount.get(base)! - 1);
+    }
+    this.servers.set(serverId, retained);
     return { names, dropped };
   }
 
   /** Releases every name of a server (on removal). */
   release(serverId: string): void {
-    const retained = this.identities.get(serverId);
+    const retained = this.servers.get(serverId);
     if (retained === undefined) return;
-    for (const name of retained.values()) this.owners.delete(name);
-    this.identities.delete(serverId);
+    for (const name of retained.names.values()) this.taken.delete(name);
+    this.servers.delete(serverId);
   }
 }

@@ -6,11 +6,12 @@
  * that fails or is cancelled re-arms the dirty flag, and a removed server never publishes.
  */
 import type { Tool } from '@modelcontextprotocol/client';
+import { inSlices } from '../core/slices.js';
 import { checkServerMeta, listAllTools, McpCatalogError, publishableTools } from './catalog.js';
 import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } from './errors.js';
 import { isSessionExpired } from './errors-sdk.js';
 import type { ServerRegistration } from './registration.js';
-import type { RouteTable } from './routes.js';
+import { buildRoutes, type RouteTable } from './routes.js';
 import type { McpSession, ServerMeta } from './session.js';
 
 interface FetchedCatalog {
@@ -53,17 +54,25 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   const meta = session.meta;
   checkServerMeta(meta, config);
   registration.logger.debug({ serverId: config.id, method: 'tools/list', tools: tools.length, durationMs: Math.round(performance.now() - listed) }, 'MCP catalog listed');
-  return { session, tools: publishableTools(tools, config, session), meta };
+  return { session, tools: await inSlices(tools, (slice) => publishableTools(slice, config, session)), meta };
 }
 
-function commit(registration: ServerRegistration, table: RouteTable, fetched: FetchedCatalog): void {
+function checkStillCurrent(registration: ServerRegistration, fetched: FetchedCatalog): void {
   if (registration.removed) throw new McpServerRemovedError(registration.id);
   if (registration.session !== fetched.session) {
     throw new McpFleetError('session_changed', `MCP server "${registration.id}" session changed during discovery; refresh again.`, {
       serverId: registration.id,
     });
   }
-  table.publish(registration, fetched.tools, fetched.meta);
+}
+
+/** Publishes a fetched catalog: names at once, routes a slice at a time, then one synchronous swap. */
+async function commit(registration: ServerRegistration, table: RouteTable, fetched: FetchedCatalog): Promise<void> {
+  checkStillCurrent(registration, fetched);
+  const names = table.assignNames(registration, fetched.tools);
+  const routes = await inSlices(fetched.tools, (slice) => buildRoutes(registration, names, slice));
+  checkStillCurrent(registration, fetched);
+  table.install(registration, routes, fetched.meta);
   registration.meta = fetched.meta;
   registration.published = true;
   registration.state = 'ready';
@@ -96,7 +105,7 @@ export async function refreshServers(
       try {
         const fetched = await fetchCatalog(registration, options.signal);
         await waitTurn;
-        commit(registration, table, fetched);
+        await commit(registration, table, fetched);
       } catch (error) {
         // A failed or cancelled refresh keeps the catalog dirty, so the change is not lost. A
         // catalog that was listed but breaks a budget stays as it is until the server changes

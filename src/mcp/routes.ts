@@ -47,9 +47,48 @@ export function groupInfo(prefix: string, serverId: string, meta: ServerMeta | u
   };
 }
 
+/**
+ * Sorts a server's new routes by name. A refresh usually publishes the same names as
+ * before, so when it does the previous order is reused instead of sorting again.
+ */
+function sortByName(routes: McpRoute[], previous: McpRoute[] | undefined): void {
+  if (previous !== undefined && previous.length === routes.length) {
+    const byName = new Map(routes.map((route) => [route.name, route]));
+    const reordered: McpRoute[] = [];
+    for (const old of previous) {
+      const route = byName.get(old.name);
+      if (route === undefined) break;
+      reordered.push(route);
+    }
+    if (reordered.length === routes.length) {
+      routes.splice(0, routes.length, ...reordered);
+      return;
+    }
+  }
+  routes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The routes of `tools` under their assigned `names` (tools without a name are left
+ * out). Pure and callable on any slice of a catalog, so a refresh can build a big
+ * catalog's routes a slice at a time; `RouteTable.install` stamps the revision.
+ */
+export function buildRoutes(registration: ServerRegistration, names: ReadonlyMap<string, string>, tools: readonly Tool[]): McpRoute[] {
+  const { id } = registration.config;
+  const routes: McpRoute[] = [];
+  for (const tool of tools) {
+    const name = names.get(tool.name);
+    if (name === undefined) continue;
+    routes.push({ name, serverId: id, remoteName: tool.name, definition: toolDefinition(name, id, tool), tool, generation: registration.generation, revision: 0 });
+  }
+  return routes;
+}
+
 export class RouteTable {
   private readonly routes = new Map<string, McpRoute>();
   private readonly byServer = new Map<string, McpRoute[]>();
+  /** Server id → its routes' definitions, in route order (what `definitions()` concatenates). */
+  private readonly definitionsByServer = new Map<string, ToolDefinition[]>();
   private readonly groupsByServer = new Map<string, ToolGroup>();
   private readonly names = new ToolNameIndex();
   private definitionsCache: ToolDefinition[] | undefined;
@@ -79,10 +118,21 @@ export class RouteTable {
   }
 
   /**
-   * Replaces a server's routes with `tools`. Throws `McpCatalogError` (and changes
-   * nothing) when the server's name identities would exceed `limits.catalogItems`.
+   * Replaces a server's routes with `tools`, in one synchronous step. Throws
+   * `McpCatalogError` (and changes nothing) when the server's name identities would
+   * exceed `limits.catalogItems`.
    */
   publish(registration: ServerRegistration, tools: Tool[], meta: ServerMeta | undefined): void {
+    const names = this.assignNames(registration, tools);
+    this.install(registration, buildRoutes(registration, names, tools), meta);
+  }
+
+  /**
+   * The first step of a publication: the model-facing name of each tool, assigned and
+   * retained for the life of the registration. Throws `McpCatalogError` (and changes
+   * nothing) when the server's identities would exceed `limits.catalogItems`.
+   */
+  assignNames(registration: ServerRegistration, tools: Tool[]): Map<string, string> {
     const { config } = registration;
     let assignment;
     try {
@@ -96,27 +146,24 @@ export class RouteTable {
     for (const remote of assignment.dropped) {
       this.logger.warn({ serverId: config.id, tool: remote }, 'MCP tool dropped: no free model-facing name');
     }
-    this.unpublishRoutes(config.id);
+    return assignment.names;
+  }
+
+  /** The last step of a publication: `routes` (from `buildRoutes`) replace the server's, under a new revision. */
+  install(registration: ServerRegistration, routes: McpRoute[], meta: ServerMeta | undefined): void {
+    const { id } = registration.config;
+    const previous = this.byServer.get(id);
     registration.revision++;
-    const routes: McpRoute[] = [];
-    for (const tool of tools) {
-      const name = assignment.names.get(tool.name);
-      if (name === undefined) continue;
-      const route: McpRoute = {
-        name,
-        serverId: config.id,
-        remoteName: tool.name,
-        definition: toolDefinition(name, config.id, tool),
-        tool,
-        generation: registration.generation,
-        revision: registration.revision,
-      };
-      routes.push(route);
-      this.routes.set(name, route);
+    for (const route of routes) {
+      route.revision = registration.revision;
+      this.routes.set(route.name, route);
     }
-    routes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.byServer.set(config.id, routes);
-    this.groupsByServer.set(config.id, { ...groupInfo(this.prefix, config.id, meta), members: routes.map((route) => route.name) });
+    // Names that stay are overwritten in place above; only the ones that went are deleted.
+    for (const old of previous ?? []) if (this.routes.get(old.name) === old) this.routes.delete(old.name);
+    sortByName(routes, previous);
+    this.byServer.set(id, routes);
+    this.definitionsByServer.set(id, routes.map((route) => route.definition));
+    this.groupsByServer.set(id, { ...groupInfo(this.prefix, id, meta), members: routes.map((route) => route.name) });
     this.invalidate();
   }
 
@@ -124,6 +171,7 @@ export class RouteTable {
   remove(serverId: string): void {
     this.unpublishRoutes(serverId);
     this.byServer.delete(serverId);
+    this.definitionsByServer.delete(serverId);
     this.groupsByServer.delete(serverId);
     this.names.release(serverId);
     this.invalidate();
@@ -140,9 +188,9 @@ export class RouteTable {
 
   /** Every published definition, by server id, then by name. */
   definitions(): ToolDefinition[] {
-    this.definitionsCache ??= [...this.byServer.keys()]
-      .sort()
-      .flatMap((serverId) => this.byServer.get(serverId)!.map((route) => route.definition));
+    this.definitionsCache ??= ([] as ToolDefinition[]).concat(
+      ...[...this.definitionsByServer.keys()].sort().map((serverId) => this.definitionsByServer.get(serverId)!),
+    );
     return this.definitionsCache;
   }
 

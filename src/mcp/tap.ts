@@ -11,12 +11,24 @@
  * - an `input_required` round that asks for something this host will not answer
  *   (sampling, roots, or elicitation without the opt-ins) becomes a tool-level error,
  *   before any prompt is opened (the SDK would dispatch the round's requests at once).
+ *
+ * It also moves the `tools` of a `tools/list` answer aside (see `RAW_TOOLS_KEY`), so the
+ * SDK validates an empty list and the catalog code shape-checks the tools itself.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { type McpElicitationHandler, unsupportedInputMessage, unsupportedInputs } from './interaction.js';
 
 /** Where a rewritten task result carries the task handle. */
 export const TASK_HANDLE_KEY = 'io.mcp-fleet/task-handle';
+
+/**
+ * Where a `tools/list` result carries the server's tools, unvalidated by the SDK. The
+ * SDK's result schema re-validates every value of every tool schema as JSON, which for
+ * a 2,048-tool catalog holds the event loop for tens of milliseconds while calls wait;
+ * the page came out of `JSON.parse`, so it is JSON already. Unknown top-level result
+ * keys pass the SDK's loose result schemas by reference, on both eras.
+ */
+export const RAW_TOOLS_KEY = 'io.mcp-fleet/raw-tools';
 
 /** A task the server created instead of answering a `tools/call`. */
 export interface TaskHandle {
@@ -84,6 +96,11 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
     if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in response || 'error' in response)) return;
     const sent = methods.get(id);
     methods.delete(id);
+    if (sent?.method === 'tools/list' && isObject(response.result) && Array.isArray(response.result.tools)) {
+      response.result[RAW_TOOLS_KEY] = response.result.tools;
+      response.result.tools = [];
+      return;
+    }
     if (sent?.method !== 'tools/call' || !isObject(response.result)) return;
     const result = response.result;
     const modern = policy.era() === 'modern' || 'resultType' in result;

@@ -9,7 +9,7 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 
 /** Keywords whose subschemas are not reachable through a plain chain of `properties`. */
-const UNREACHABLE_KEYWORDS = [
+const UNREACHABLE_KEYWORDS = new Set([
   'items',
   'prefixItems',
   'contains',
@@ -28,11 +28,54 @@ const UNREACHABLE_KEYWORDS = [
   'else',
   '$defs',
   'definitions',
-];
+]);
 const MAP_KEYWORDS = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The declaration on one schema node, checked; `names` collects the lowercased headers seen. */
+function declarationProblem(node: Record<string, unknown>, path: string, reachable: boolean, names: Set<string>): string | undefined {
+  const header = node['x-mcp-header'];
+  if (!reachable || path === '') return `x-mcp-header at ${path || 'the root'} is not on a plain property`;
+  if (typeof header !== 'string' || header === '') return `x-mcp-header at ${path} is not a non-empty string`;
+  if (!TOKEN.test(header)) return `x-mcp-header "${header}" is not a valid header name`;
+  if (typeof node.type !== 'string' || !HEADER_TYPES.has(node.type)) {
+    return `x-mcp-header "${header}" is on a property that is not a string, integer or boolean`;
+  }
+  const key = header.toLowerCase();
+  if (names.has(key)) return `x-mcp-header "${header}" is declared twice`;
+  names.add(key);
+  return undefined;
+}
+
+/** Walks one schema node: its declaration, its `properties`, then every other subschema keyword. */
+function walk(node: unknown, path: string, reachable: boolean, names: Set<string>): string | undefined {
+  if (!isObject(node)) return undefined;
+  // One pass over the node's own keys: schemas are small and the keywords are rare.
+  for (const key in node) {
+    let problem: string | undefined;
+    if (key === 'x-mcp-header') {
+      problem = declarationProblem(node, path, reachable, names);
+    } else if (key === 'properties') {
+      const properties = node.properties;
+      if (!isObject(properties)) continue;
+      for (const name in properties) {
+        problem = walk(properties[name], path === '' ? name : `${path}.${name}`, reachable, names);
+        if (problem !== undefined) return problem;
+      }
+    } else if (UNREACHABLE_KEYWORDS.has(key)) {
+      const sub = node[key];
+      const branches = Array.isArray(sub) ? sub : isObject(sub) && MAP_KEYWORDS.has(key) ? Object.values(sub) : [sub];
+      for (const branch of branches) {
+        problem = walk(branch, `${path}<${key}>`, false, names);
+        if (problem !== undefined) return problem;
+      }
+    }
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
 }
 
 /**
@@ -42,37 +85,5 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * `boolean` property reached only through `properties`.
  */
 export function xMcpHeaderProblem(inputSchema: unknown): string | undefined {
-  const names = new Set<string>();
-  const walk = (node: unknown, path: string, reachable: boolean): string | undefined => {
-    if (!isObject(node)) return undefined;
-    if ('x-mcp-header' in node) {
-      const header = node['x-mcp-header'];
-      if (!reachable || path === '') return `x-mcp-header at ${path || 'the root'} is not on a plain property`;
-      if (typeof header !== 'string' || header === '') return `x-mcp-header at ${path} is not a non-empty string`;
-      if (!TOKEN.test(header)) return `x-mcp-header "${header}" is not a valid header name`;
-      if (typeof node.type !== 'string' || !HEADER_TYPES.has(node.type)) {
-        return `x-mcp-header "${header}" is on a property that is not a string, integer or boolean`;
-      }
-      const key = header.toLowerCase();
-      if (names.has(key)) return `x-mcp-header "${header}" is declared twice`;
-      names.add(key);
-    }
-    if (isObject(node.properties)) {
-      for (const [name, child] of Object.entries(node.properties)) {
-        const problem = walk(child, path === '' ? name : `${path}.${name}`, reachable);
-        if (problem !== undefined) return problem;
-      }
-    }
-    for (const keyword of UNREACHABLE_KEYWORDS) {
-      const sub = node[keyword];
-      if (sub === undefined) continue;
-      const branches = Array.isArray(sub) ? sub : isObject(sub) && MAP_KEYWORDS.has(keyword) ? Object.values(sub) : [sub];
-      for (const branch of branches) {
-        const problem = walk(branch, `${path}<${keyword}>`, false);
-        if (problem !== undefined) return problem;
-      }
-    }
-    return undefined;
-  };
-  return walk(inputSchema, '', true);
+  return walk(inputSchema, '', true, new Set());
 }
