@@ -11,7 +11,7 @@
  *                        --calls 1000 --warmup 100 --block 100
  *   refresh-latency      call latency while a 2,048-tool catalog is refreshed in a loop;
  *                        target: within 2x of the quiet median.
- *                        --refresh-calls 120 --refresh-block 40 --refresh-raw-calls 18
+ *                        --refresh-calls 600 --refresh-block 200 --refresh-raw-calls 18
  *                        --refresh-tools 2048 --refresh-server bench|catalog-server
  *                        --refresh-page-sizes 0,128 (tools per tools/list page, 0 = one page;
  *                        one run per size)
@@ -63,8 +63,8 @@ function parseOptions(): Options {
       block: { type: 'string', default: '100' },
       only: { type: 'string' },
       'refresh-tools': { type: 'string', default: '2048' },
-      'refresh-calls': { type: 'string', default: '120' },
-      'refresh-block': { type: 'string', default: '40' },
+      'refresh-calls': { type: 'string', default: '600' },
+      'refresh-block': { type: 'string', default: '200' },
       'refresh-raw-calls': { type: 'string', default: '18' },
       'refresh-server': { type: 'string', default: 'bench' },
       'refresh-page-sizes': { type: 'string', default: '0,128' },

@@ -7,7 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Items per slice: small enough that a slice of catalog work stays well under a millisecond. */
-export const SLICE_ITEMS = 256;
+export const SLICE_ITEMS = 64;
 
 /**
  * `work` applied to `items` a slice at a time, results concatenated in order, with a
