@@ -225,6 +225,34 @@ describe('resources of a 2026-07-28 server (context fixture, lifecycle discover)
   });
 });
 
+describe('resource subscriptions across a reconnect', () => {
+  for (const lifecycle of ['initialize', 'discover'] as const) {
+    const era = lifecycle === 'initialize' ? '2025-era' : '2026-07-28';
+    it(`renews them on the new session of a ${era} server, so updates keep arriving`, async () => {
+      const log = observationLog();
+      const provider = await started(contextServer({ log, config: { lifecycle } }));
+      const uri = 'fixture://notes/readme';
+      const listener = recorder();
+      await provider.subscribeResource('ctx', uri, listener);
+      const subscriptions = (): number =>
+        observed(log).filter((entry) =>
+          lifecycle === 'initialize'
+            ? entry.method === 'resources/subscribe' && entry.uri === uri
+            : entry.method === 'subscriptions/listen' && JSON.stringify(entry.filter) === JSON.stringify({ resourceSubscriptions: [uri] }),
+        ).length;
+      expect(subscriptions()).toBe(1);
+
+      // The session is retired (its server process ends); the next use opens a new one.
+      expect(await provider.disconnectServer('ctx')).toBe(true);
+      await provider.callServerTool('ctx', 'touch', { uri: 'fixture://nothing' });
+      await vi.waitFor(() => expect(subscriptions()).toBe(2), DELIVERY);
+
+      await provider.callServerTool('ctx', 'touch', { uri });
+      await vi.waitFor(() => expect(listener.calls).toEqual([uri]), DELIVERY);
+    });
+  }
+});
+
 describe('resource subscriptions shared by several listeners', () => {
   it('asks a 2025-era server once per URI, keeps the others when one listener leaves, and tells the server when the last one does', async () => {
     const log = observationLog();

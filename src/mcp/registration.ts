@@ -160,10 +160,18 @@ export class ServerRegistration {
     }
   }
 
+  /**
+   * How a session watches `uri` for this registration: a gap in a 2026-07-28 listen
+   * stream tells the listeners the resource may have changed (they read it again).
+   */
+  resourceWatch(uri: string): { onGap: () => void; logger: McpLogger } {
+    return { onGap: () => this.notifyResourceUpdated(uri), logger: this.logger };
+  }
+
   /** Subscribes a new session to every resource the application listens to (best effort). */
   private renewResourceSubscriptions(session: McpSession): void {
     for (const uri of this.resourceListeners.keys()) {
-      void session.subscribeResource(uri).catch((error: unknown) =>
+      void session.subscribeResource(uri, this.resourceWatch(uri)).catch((error: unknown) =>
         this.logger.warn({ serverId: this.id, uri, error: errorMessage(error) }, 'could not renew a resource subscription'),
       );
     }

@@ -66,7 +66,7 @@ export async function subscribeResource(
   const first = !registration.resourceListeners.has(uri);
   if (first) {
     await onSession(registration, `resources/subscribe ${uri}`, registration.config.timeouts.requestMs, options, (session, signal) =>
-      session.subscribeResource(uri, signal),
+      session.subscribeResource(uri, registration.resourceWatch(uri), signal),
     );
   }
   let listeners = registration.resourceListeners.get(uri);

@@ -6,7 +6,7 @@
  * reconnect does not pay the probe again.
  */
 import { inspect } from 'node:util';
-import { Client, OAuthError, type McpSubscription, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
+import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
@@ -18,7 +18,7 @@ import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transp
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
 import { redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
-import { LISTEN_ACK_MS, ToolChangePump } from './subscription.js';
+import { ListenPump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
 import { installTap } from './tap.js';
 
@@ -82,9 +82,9 @@ export class McpSession {
   private retired = false;
   private inflight = 0;
   private closing: Promise<void> | undefined;
-  private pump: ToolChangePump | undefined;
-  /** Open `subscriptions/listen` streams of subscribed resources (2026-07-28). */
-  private readonly resourceStreams = new Map<string, McpSubscription>();
+  private pump: ListenPump | undefined;
+  /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI. */
+  private readonly resourcePumps = new Map<string, ListenPump>();
 
   constructor(
     readonly client: Client,
@@ -138,23 +138,32 @@ export class McpSession {
    */
   watchToolChanges(onGap: () => void, logger: McpLogger): void {
     if (this.era !== 'modern' || this.capabilities.tools?.listChanged !== true || this.pump !== undefined) return;
-    this.pump = new ToolChangePump(this, onGap, logger);
-    this.pump.start();
+    const pump = new ListenPump(this, { filter: { toolsListChanged: true }, label: 'tools/list_changed', onGap, logger });
+    this.pump = pump;
+    pump.open().catch((error: unknown) => {
+      if (!this.closed) logger.warn({ serverId: this.serverId, error: errorMessage(error) }, 'tools/list_changed subscription failed; live catalog updates are off');
+    });
   }
 
   /**
    * Asks the server for updates of `uri`: `resources/subscribe` on 2025 revisions, a
    * `subscriptions/listen` stream on 2026-07-28. Fails when the server does not offer it.
    */
-  async subscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
+  async subscribeResource(uri: string, watch: { onGap: () => void; logger: McpLogger }, signal?: AbortSignal): Promise<void> {
     if (this.era === 'modern') {
-      if (this.resourceStreams.has(uri)) return;
-      const subscription = await this.client.listen({ resourceSubscriptions: [uri] }, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
-      if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
-        await subscription.close();
-        throw new Error('the server does not offer resource subscriptions');
-      }
-      this.resourceStreams.set(uri, subscription);
+      if (this.resourcePumps.has(uri)) return;
+      // A stream per URI, reopened when it ends; across a gap the listeners are told the resource may have changed.
+      const pump = new ListenPump(this, {
+        filter: { resourceSubscriptions: [uri] },
+        label: `resource ${uri}`,
+        onGap: watch.onGap,
+        logger: watch.logger,
+        check: (subscription) => {
+          if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) throw new Error('the server does not offer resource subscriptions');
+        },
+      });
+      await pump.open(signal);
+      this.resourcePumps.set(uri, pump);
       return;
     }
     if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
@@ -163,10 +172,10 @@ export class McpSession {
 
   /** Stops updates of `uri`. */
   async unsubscribeResource(uri: string): Promise<void> {
-    const stream = this.resourceStreams.get(uri);
-    if (stream !== undefined) {
-      this.resourceStreams.delete(uri);
-      await stream.close();
+    const pump = this.resourcePumps.get(uri);
+    if (pump !== undefined) {
+      this.resourcePumps.delete(uri);
+      await pump.close();
       return;
     }
     if (this.era === 'legacy') await this.client.unsubscribeResource({ uri });
@@ -209,8 +218,8 @@ export class McpSession {
   close(): Promise<void> {
     this.isClosed = true;
     this.pump?.stop();
-    for (const stream of this.resourceStreams.values()) void stream.close().catch(() => {});
-    this.resourceStreams.clear();
+    for (const pump of this.resourcePumps.values()) pump.stop();
+    this.resourcePumps.clear();
     this.closing ??= (async () => {
       await this.client.close().catch(() => {});
       await this.transport.close().catch(() => {});

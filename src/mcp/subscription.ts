@@ -1,11 +1,13 @@
 /**
- * Live tool-list changes on `2026-07-28` sessions. SEP-2575 replaced unsolicited
- * `list_changed` pushes with `subscriptions/listen`; the notifications it delivers reach
- * the client's ordinary notification handler (which marks the catalog dirty). The SDK
- * never re-listens, so this pump reopens an ended stream while the session is up, and
- * marks the catalog dirty across every gap rather than trusting a possibly stale catalog.
+ * `subscriptions/listen` streams that stay open on `2026-07-28` sessions. SEP-2575
+ * replaced unsolicited pushes (`list_changed`, resource updates) with listen streams; the
+ * notifications they deliver reach the client's ordinary notification handlers. The SDK
+ * never re-listens, so a pump reopens an ended stream while the session is up, and
+ * reports every gap (`onGap`): whatever it watches may have changed while nobody listened.
+ * `onGap` runs when a stream ends and again when the next one is acknowledged (or the
+ * pump gives up), so a change made after a refresh inside the gap is not lost either.
  */
-import type { McpSubscription } from '@modelcontextprotocol/client';
+import type { McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
 import { errorMessage } from './errors.js';
 import type { McpLogger } from './logger.js';
 import type { McpSession } from './session.js';
@@ -19,69 +21,103 @@ const HEALTHY_STREAM_MS = 30_000;
 /** More consecutive short-lived streams than this and the pump gives up. */
 const MAX_SHORT_LIVED = 5;
 
-export class ToolChangePump {
+export interface ListenPumpOptions {
+  filter: SubscriptionFilter;
+  /** What the stream is for, in log lines (`tools/list_changed`, `resource fixture://a`). */
+  label: string;
+  /** Runs when a stream ends, and again once it is reopened or the pump gives up. */
+  onGap: () => void;
+  /** Throws when the server did not honour the filter (the stream is closed then). */
+  check?: (subscription: McpSubscription) => void;
+  logger: McpLogger;
+}
+
+export class ListenPump {
   private stopped = false;
   private current: McpSubscription | undefined;
   private wake: (() => void) | undefined;
 
   constructor(
     private readonly session: McpSession,
-    private readonly onGap: () => void,
-    private readonly logger: McpLogger,
+    private readonly options: ListenPumpOptions,
   ) {}
 
-  /** Starts listening in the background. */
-  start(): void {
-    void this.run();
+  /**
+   * Opens the first stream; resolves once the server acknowledged it (rejects if it did
+   * not), then keeps a stream open in the background until `stop()` or the session ends.
+   */
+  async open(signal?: AbortSignal): Promise<void> {
+    this.current = await this.listen(signal);
+    if (this.stopped) {
+      await this.current.close().catch(() => {});
+      return;
+    }
+    void this.keepOpen(this.current);
   }
 
-  /** Stops listening and closes the open stream. */
+  /** Stops listening and closes the open stream in the background. */
   stop(): void {
+    void this.close();
+  }
+
+  /** Stops listening; resolves once the open stream's cancellation is written. */
+  async close(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    void this.current?.close().catch(() => {});
+    await this.current?.close().catch(() => {});
   }
 
   private get active(): boolean {
     return !this.stopped && !this.session.closed;
   }
 
-  private async run(): Promise<void> {
+  private async listen(signal?: AbortSignal): Promise<McpSubscription> {
+    const subscription = await this.session.client.listen(this.options.filter, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
+    try {
+      this.options.check?.(subscription);
+    } catch (error) {
+      await subscription.close().catch(() => {});
+      throw error;
+    }
+    return subscription;
+  }
+
+  private async keepOpen(first: McpSubscription): Promise<void> {
+    const { logger, label, onGap } = this.options;
     const serverId = this.session.serverId;
+    let stream = first;
+    let opened = Date.now();
     let shortLived = 0;
-    let first = true;
-    while (this.active) {
-      const opened = Date.now();
-      try {
-        this.current = await this.session.client.listen({ toolsListChanged: true }, { timeout: LISTEN_ACK_MS });
-      } catch (error) {
-        if (this.active) {
-          this.logger.warn(
-            { serverId, error: errorMessage(error) },
-            first ? 'tools/list_changed subscription failed; live catalog updates are off' : 'tools/list_changed subscription could not be reopened',
-          );
-          // The catalog may have changed while nobody listened.
-          if (!first) this.onGap();
-        }
-        return;
-      }
-      first = false;
-      if (this.stopped) {
-        await this.current.close().catch(() => {});
-        return;
-      }
-      await this.current.closed;
+    for (;;) {
+      await stream.closed;
       if (!this.active) return;
-      this.onGap();
+      onGap();
       shortLived = Date.now() - opened < HEALTHY_STREAM_MS ? shortLived + 1 : 0;
       if (shortLived > MAX_SHORT_LIVED) {
-        this.logger.warn({ serverId }, 'tools/list_changed subscription keeps ending; live catalog updates are off');
+        logger.warn({ serverId }, `${label} subscription keeps ending; live updates are off`);
+        onGap();
         return;
       }
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         setTimeout(resolve, REOPEN_DELAY_MS).unref();
       });
+      if (!this.active) return;
+      opened = Date.now();
+      try {
+        stream = this.current = await this.listen();
+      } catch (error) {
+        if (this.active) {
+          logger.warn({ serverId, error: errorMessage(error) }, `${label} subscription could not be reopened; live updates are off`);
+          onGap();
+        }
+        return;
+      }
+      if (this.stopped) {
+        await stream.close().catch(() => {});
+        return;
+      }
+      onGap();
     }
   }
 }
