@@ -49,12 +49,18 @@ export function baseToolName(serverNamePart: string, remoteName: string): string
   return `${TOOL_PREFIX}_${serverNamePart}_${sanitizeNamePart(remoteName)}`;
 }
 
-/** Hashed candidate names for one identity, best first. */
-function hashedCandidates(serverId: string, base: string, remoteName: string): string[] {
+/**
+ * The first hashed candidate name for one identity that `isTaken` refuses, trying the
+ * key and then up to `HASH_RETRIES` variants; hashed one at a time, since the first
+ * almost always is free.
+ */
+function freeHashedName(serverId: string, base: string, remoteName: string, isTaken: (name: string) => boolean): string | undefined {
   const key = `${serverId}:${remoteName}`;
-  const result = [nameWithHash(base, key)];
-  for (let attempt = 0; attempt < HASH_RETRIES; attempt++) result.push(nameWithHash(base, `${key}#${attempt}`));
-  return result;
+  for (let attempt = -1; attempt < HASH_RETRIES; attempt++) {
+    const name = nameWithHash(base, attempt < 0 ? key : `${key}#${attempt}`);
+    if (!isTaken(name)) return name;
+  }
+  return undefined;
 }
 
 /** What one server's identities keep between assignments. */
@@ -80,10 +86,10 @@ export interface NameAssignment {
 }
 
 /**
- * The name registry of one provider: which identity owns each model-facing name, and
- * the names each server's identities retain. Naming is deterministic: remote names
- * are processed sorted, and tools of one server that collide after normalisation are
- * all hashed, so the result does not depend on list order.
+ * The name registry of one provider: the model-facing names in use, and the names each
+ * server's identities retain. Naming is deterministic: tools of one server that collide
+ * after normalisation are all hashed, unsuffixed names are given first, and hashed ones
+ * in sorted remote-name order, so the result does not depend on list order.
  */
 export class ToolNameIndex {
   /**
@@ -140,7 +146,7 @@ export class ToolNameIndex {
     for (const i of needHash) {
       const remote = listed[i]!;
       const base = bases[i]!;
-      const free = hashedCandidates(serverId, base, remote).find((name) => !this.taken.has(name));
+      const free = freeHashedName(serverId, base, remote, (name) => this.taken.has(name));
       if (free !== undefined) {
         take(remote, free);
         continue;

@@ -61,7 +61,7 @@ function sortByName(routes: McpRoute[], previous: McpRoute[] | undefined): void 
       reordered.push(route);
     }
     if (reordered.length === routes.length) {
-      routes.splice(0, routes.length, ...reordered);
+      for (let i = 0; i < routes.length; i++) routes[i] = reordered[i]!;
       return;
     }
   }
