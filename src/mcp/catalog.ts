@@ -4,7 +4,6 @@
  * and checked against the per-tool budgets. Any failure rejects the whole catalog, so
  * the last published snapshot stays intact.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Tool } from '@modelcontextprotocol/client';
 import { jsonFits, utf8Bytes } from '../core/budget.js';
 import type { JsonSchema, ToolDefinition } from '../core/tool.js';
@@ -29,6 +28,13 @@ export class McpCatalogError extends McpFleetError {
 }
 
 /**
+ * Longest a `tools/list` page request waits for the calls in flight on its session.
+ * Under a steady stream of calls a page goes out every 10 ms at most; an idle session
+ * lists without waiting.
+ */
+export const PAGE_YIELD_MS = 10;
+
+/**
  * Lists every tool of the server, following `nextCursor` within the page, item and
  * cursor budgets. Repeated cursors and duplicate tool names reject the catalog. Each
  * page is retried on transient failures; the whole walk is bounded by `signal`.
@@ -47,6 +53,8 @@ export async function listAllTools(session: McpSession, config: ResolvedServerCo
       });
     }
     const params = cursor === undefined ? {} : { cursor };
+    // Listing is background work: calls in flight on the session go first (see `whenQuiet`).
+    await session.whenQuiet(PAGE_YIELD_MS);
     const raw = await retryTransient(
       () => session.client.request({ method: 'tools/list', params }, { signal, timeout: config.timeouts.listMs }),
       isTransientError,
@@ -82,9 +90,6 @@ export async function listAllTools(session: McpSession, config: ResolvedServerCo
     }
     seenCursors.add(next);
     cursor = next;
-    // A turn of the event loop before the next page, so calls waiting to be sent reach
-    // the server ahead of it: a long catalog walk does not queue them page after page.
-    await nextTurn();
   }
 }
 

@@ -5,6 +5,7 @@
  * legacy `initialize` handshake. The era verdict is remembered by the caller, so a
  * reconnect does not pay the probe again.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
@@ -81,6 +82,8 @@ export class McpSession {
   private isClosed = false;
   private retired = false;
   private inflight = 0;
+  /** Wakes `whenQuiet` callers when the last tracked work ends. */
+  private readonly quietWaiters = new Set<() => void>();
   private closing: Promise<void> | undefined;
   private pump: ListenPump | undefined;
   /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI. */
@@ -186,10 +189,40 @@ export class McpSession {
     this.inflight++;
     const done = (): void => {
       this.inflight--;
-      if (this.retired && this.inflight === 0) void this.close();
+      if (this.inflight > 0) return;
+      if (this.retired) void this.close();
+      for (const wake of this.quietWaiters) wake();
     };
     work.then(done, done);
     return work;
+  }
+
+  /**
+   * Resolves once nothing tracked (calls, operations) is in flight on the session and
+   * nothing new started within a turn of the event loop, or after `maxMs` at the latest.
+   * Background work such as catalog paging waits on it, so the calls an agent is making
+   * reach the server first instead of queueing behind a page the server must serialise.
+   */
+  async whenQuiet(maxMs: number): Promise<void> {
+    const deadline = performance.now() + maxMs;
+    for (;;) {
+      if (this.inflight === 0) {
+        // A caller that just got its answer often starts its next call within the same turn.
+        await nextTurn();
+        if (this.inflight === 0) return;
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const wake = (): void => {
+          clearTimeout(timer);
+          this.quietWaiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, left);
+        this.quietWaiters.add(wake);
+      });
+    }
   }
 
   /**
