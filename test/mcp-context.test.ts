@@ -512,6 +512,21 @@ describe('callServerTool', () => {
   });
 });
 
+describe('catalog listing beside calls in flight', () => {
+  it('lists the catalog while a call hangs: paging lets calls go first, but never waits for them to end', async () => {
+    const log = observationLog();
+    const provider = await started(contextServer({ log }));
+    const controller = new AbortController();
+    const hung = provider.callServerTool('ctx', 'hang', {}, { signal: controller.signal }).catch((caught: unknown) => caught);
+    await vi.waitFor(() => expect(methods(log)).toContain('tools/call'), DELIVERY);
+    const listed = methods(log).filter((method) => method === 'tools/list').length;
+    await provider.refresh();
+    expect(methods(log).filter((method) => method === 'tools/list')).toHaveLength(listed + 1);
+    controller.abort();
+    expect(await hung).toMatchObject({ name: 'AbortError' });
+  });
+});
+
 describe("the caller's signal", () => {
   type Operation = (provider: McpToolProvider, id: string, signal: AbortSignal) => Promise<unknown>;
   const operations: [string, Operation, Operation][] = [
