@@ -16,6 +16,7 @@
  * SDK validates an empty list and the catalog code shape-checks the tools itself.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../core/json.js';
 import { type McpElicitationHandler, unsupportedInputMessage, unsupportedInputs } from './interaction.js';
 
 /** Where a rewritten task result carries the task handle. */
@@ -52,9 +53,6 @@ const MAX_PENDING = 4096;
 
 type Message = Record<string, unknown>;
 
-function isObject(value: unknown): value is Message {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The task handle of a `tools/call` result, if it is one. */
 function taskOf(result: Message): TaskHandle | undefined {
@@ -63,7 +61,7 @@ function taskOf(result: Message): TaskHandle | undefined {
     return { era: 'modern', taskId: result.taskId, status: typeof result.status === 'string' ? result.status : 'working', pollIntervalMs: Number.isFinite(interval) ? interval : undefined };
   }
   const task = result.task;
-  if (isObject(task) && typeof task.taskId === 'string' && !('content' in result)) {
+  if (isJsonObject(task) && typeof task.taskId === 'string' && !('content' in result)) {
     const interval = Number(task.pollInterval);
     return { era: 'legacy', taskId: task.taskId, status: typeof task.status === 'string' ? task.status : 'working', pollIntervalMs: Number.isFinite(interval) ? interval : undefined };
   }
@@ -73,7 +71,7 @@ function taskOf(result: Message): TaskHandle | undefined {
 /** The task handle a rewritten result carries, if any. */
 export function taskHandleOf(result: { _meta?: Record<string, unknown> | undefined }): TaskHandle | undefined {
   const handle = result._meta?.[TASK_HANDLE_KEY];
-  return isObject(handle) ? (handle as unknown as TaskHandle) : undefined;
+  return isJsonObject(handle) ? (handle as unknown as TaskHandle) : undefined;
 }
 
 /** Installs the tap; call before the SDK client connects the transport. */
@@ -85,7 +83,7 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
     const request = message as Message;
     if (typeof request.method === 'string' && (typeof request.id === 'string' || typeof request.id === 'number')) {
       if (methods.size >= MAX_PENDING) methods.delete(methods.keys().next().value!);
-      const name = isObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
+      const name = isJsonObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
       methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }) });
     }
     return send(message, options);
@@ -96,12 +94,12 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
     if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in response || 'error' in response)) return;
     const sent = methods.get(id);
     methods.delete(id);
-    if (sent?.method === 'tools/list' && isObject(response.result) && Array.isArray(response.result.tools)) {
+    if (sent?.method === 'tools/list' && isJsonObject(response.result) && Array.isArray(response.result.tools)) {
       response.result[RAW_TOOLS_KEY] = response.result.tools;
       response.result.tools = [];
       return;
     }
-    if (sent?.method !== 'tools/call' || !isObject(response.result)) return;
+    if (sent?.method !== 'tools/call' || !isJsonObject(response.result)) return;
     const result = response.result;
     const modern = policy.era() === 'modern' || 'resultType' in result;
     // SEP-2322: a 2026-07-28 result without `resultType` is complete (the SDK would reject it).
@@ -111,7 +109,7 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
       response.result = { ...(modern ? { resultType: 'complete' } : {}), content: [], isError: true, _meta: { [TASK_HANDLE_KEY]: task } };
       return;
     }
-    if (result.resultType === 'input_required' && isObject(result.inputRequests)) {
+    if (result.resultType === 'input_required' && isJsonObject(result.inputRequests)) {
       const unsupported = unsupportedInputs(result.inputRequests, policy.elicitation);
       if (unsupported.length === 0) return;
       const text = unsupportedInputMessage(policy.serverId, sent.tool ?? 'unknown', unsupported);

@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { RAW_TOOLS_KEY } from './tap.js';
+import { isJsonObject } from '../core/json.js';
 
 /** One page of `tools/list`, shape-checked. */
 export interface ToolListPage {
@@ -21,9 +22,6 @@ export interface ToolListProblem {
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 const TASK_SUPPORT = new Set(['required', 'optional', 'forbidden']);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
 const isString = (value: unknown): boolean => typeof value === 'string';
@@ -31,9 +29,9 @@ const isString = (value: unknown): boolean => typeof value === 'string';
 /** An object schema as MCP requires for input and output schemas: `type: "object"`, with well-formed `properties` and `required`. */
 function isObjectSchema(value: unknown): boolean {
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     value.type === 'object' &&
-    optional(value.properties, isRecord) &&
+    optional(value.properties, isJsonObject) &&
     optional(value.required, (required) => Array.isArray(required) && required.every(isString))
   );
 }
@@ -46,13 +44,13 @@ function badField(tool: Record<string, unknown>): string | undefined {
   if (!optional(tool.outputSchema, isObjectSchema)) return 'outputSchema';
   const annotations = tool.annotations;
   if (annotations !== undefined) {
-    if (!isRecord(annotations) || !optional(annotations.title, isString)) return 'annotations';
+    if (!isJsonObject(annotations) || !optional(annotations.title, isString)) return 'annotations';
     for (const hint of HINTS) if (!optional(annotations[hint], (value) => typeof value === 'boolean')) return `annotations.${hint}`;
   }
-  if (!optional(tool.execution, (execution) => isRecord(execution) && optional(execution.taskSupport, (value) => TASK_SUPPORT.has(value as string)))) {
+  if (!optional(tool.execution, (execution) => isJsonObject(execution) && optional(execution.taskSupport, (value) => TASK_SUPPORT.has(value as string)))) {
     return 'execution';
   }
-  if (!optional(tool._meta, isRecord)) return '_meta';
+  if (!optional(tool._meta, isJsonObject)) return '_meta';
   if (!optional(tool.icons, Array.isArray)) return 'icons';
   return undefined;
 }
@@ -67,7 +65,7 @@ export function checkToolListPage(result: Record<string, unknown>): ToolListPage
   }
   for (let i = 0; i < tools.length; i++) {
     const tool: unknown = tools[i];
-    if (!isRecord(tool) || typeof tool.name !== 'string') return { message: `tool #${i + 1} has no string "name"` };
+    if (!isJsonObject(tool) || typeof tool.name !== 'string') return { message: `tool #${i + 1} has no string "name"` };
     const field = badField(tool);
     if (field !== undefined) return { message: `tool "${tool.name}" has an invalid "${field}"`, tool: tool.name };
   }

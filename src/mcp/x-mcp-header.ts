@@ -3,6 +3,7 @@
  * mirrored into an `Mcp-Param-<Name>` HTTP header. A Streamable HTTP client must leave
  * out tools whose declarations break the rules; the SDK does the mirroring itself.
  */
+import { isJsonObject } from '../core/json.js';
 
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -31,10 +32,6 @@ const UNREACHABLE_KEYWORDS = new Set([
 ]);
 const MAP_KEYWORDS = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The declaration on one schema node, checked; `names` collects the lowercased headers seen. */
 function declarationProblem(node: Record<string, unknown>, path: string, reachable: boolean, names: Set<string>): string | undefined {
   const header = node['x-mcp-header'];
@@ -52,7 +49,7 @@ function declarationProblem(node: Record<string, unknown>, path: string, reachab
 
 /** Walks one schema node: its declaration, its `properties`, then every other subschema keyword. */
 function walk(node: unknown, path: string, reachable: boolean, names: Set<string>): string | undefined {
-  if (!isObject(node)) return undefined;
+  if (!isJsonObject(node)) return undefined;
   // One pass over the node's own keys: schemas are small and the keywords are rare.
   for (const key in node) {
     let problem: string | undefined;
@@ -60,14 +57,14 @@ function walk(node: unknown, path: string, reachable: boolean, names: Set<string
       problem = declarationProblem(node, path, reachable, names);
     } else if (key === 'properties') {
       const properties = node.properties;
-      if (!isObject(properties)) continue;
+      if (!isJsonObject(properties)) continue;
       for (const name in properties) {
         problem = walk(properties[name], path === '' ? name : `${path}.${name}`, reachable, names);
         if (problem !== undefined) return problem;
       }
     } else if (UNREACHABLE_KEYWORDS.has(key)) {
       const sub = node[key];
-      const branches = Array.isArray(sub) ? sub : isObject(sub) && MAP_KEYWORDS.has(key) ? Object.values(sub) : [sub];
+      const branches = Array.isArray(sub) ? sub : isJsonObject(sub) && MAP_KEYWORDS.has(key) ? Object.values(sub) : [sub];
       for (const branch of branches) {
         problem = walk(branch, `${path}<${key}>`, false, names);
         if (problem !== undefined) return problem;

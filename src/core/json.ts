@@ -1,0 +1,6 @@
+/** Shape checks for values parsed from JSON. */
+
+/** Whether a parsed JSON value is an object (not `null`, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
