@@ -4,8 +4,8 @@
  * notifications they deliver reach the client's ordinary notification handlers. The SDK
  * never re-listens, so a pump reopens an ended stream while the session is up, and
  * reports every gap (`onGap`): whatever it watches may have changed while nobody listened.
- * `onGap` runs when a stream ends and again when the next one is acknowledged (or the
- * pump gives up), so a change made after a refresh inside the gap is not lost either.
+ * `onGap` runs when a stream ends and again when the next one is acknowledged (or could
+ * not be), so a change made after a refresh inside the gap is not lost either.
  */
 import type { McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
 import { errorMessage } from './errors.js';
@@ -25,7 +25,7 @@ export interface ListenPumpOptions {
   filter: SubscriptionFilter;
   /** What the stream is for, in log lines (`tools/list_changed`, `resource fixture://a`). */
   label: string;
-  /** Runs when a stream ends, and again once it is reopened or the pump gives up. */
+  /** Runs when a stream ends, and again once it is reopened or reopening failed. */
   onGap: () => void;
   /** Throws when the server did not honour the filter (the stream is closed then). */
   check?: (subscription: McpSubscription) => void;
@@ -94,8 +94,8 @@ export class ListenPump {
       onGap();
       shortLived = Date.now() - opened < HEALTHY_STREAM_MS ? shortLived + 1 : 0;
       if (shortLived > MAX_SHORT_LIVED) {
+        // The end of this stream was just reported; nothing has happened since.
         logger.warn({ serverId }, `${label} subscription keeps ending; live updates are off`);
-        onGap();
         return;
       }
       await new Promise<void>((resolve) => {
