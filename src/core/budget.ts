@@ -5,6 +5,12 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/** Whether a string takes at most `limit` UTF-8 bytes; measured only when its length leaves doubt. */
+export function utf8Fits(text: string, limit: number): boolean {
+  // A UTF-16 code unit never takes more than 3 UTF-8 bytes.
+  return text.length * 3 <= limit || utf8Bytes(text) <= limit;
+}
+
 /** UTF-8 byte length of a value serialised as JSON. */
 export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? 'null');
@@ -18,15 +24,25 @@ const stringBound = (length: number): number => 2 + 6 * length;
 /** Longest JSON number text (`-1.2345678901234567e-308`). */
 const NUMBER_BOUND = 24;
 
+/** What one walk of a JSON value learns: see {@link scanJson}. */
+export interface JsonScan {
+  /** Whether the value serialised as JSON takes at most the limit in UTF-8 bytes. */
+  fits: boolean;
+  /** Whether the watched key may occur as an object key anywhere in the value (`true` when unsure). */
+  mayHaveKey: boolean;
+}
+
 /**
- * Whether `value` serialised as JSON takes at most `limit` UTF-8 bytes. A cheap upper
- * bound (every string character counted as a worst-case escape) decides almost every
- * call without serialising anything; only a value whose bound passes the limit is
- * serialised and measured exactly. Meant for data parsed from JSON; anything else is
+ * Measures `value` against `limit` bytes of JSON and looks for the object key `key`, in
+ * one walk. A cheap upper bound (every string character counted as a worst-case escape)
+ * decides almost every value without serialising anything; only a value whose bound
+ * passes the limit is serialised and measured exactly (and then `mayHaveKey` is `true`,
+ * the walk having stopped early). Meant for data parsed from JSON; anything else is
  * measured exactly. A value too deep to serialise does not fit.
  */
-export function jsonFits(value: unknown, limit: number): boolean {
+export function scanJson(value: unknown, limit: number, key: string): JsonScan {
   let bound = 0;
+  let hasKey = false;
   const pending: unknown[] = [value];
   while (pending.length > 0 && bound <= limit) {
     const node = pending.pop();
@@ -38,18 +54,24 @@ export function jsonFits(value: unknown, limit: number): boolean {
       for (const item of node) pending.push(item);
     } else if (typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
       bound += 2;
-      for (const key in node) {
-        bound += stringBound(key.length) + 2;
-        pending.push((node as Record<string, unknown>)[key]);
+      for (const name in node) {
+        bound += stringBound(name.length) + 2;
+        if (name === key) hasKey = true;
+        pending.push((node as Record<string, unknown>)[name]);
       }
     } else {
       bound = Infinity;
     }
   }
-  if (bound <= limit) return true;
+  if (bound <= limit) return { fits: true, mayHaveKey: hasKey };
   try {
-    return jsonBytes(value) <= limit;
+    return { fits: jsonBytes(value) <= limit, mayHaveKey: true };
   } catch {
-    return false;
+    return { fits: false, mayHaveKey: true };
   }
+}
+
+/** Whether `value` serialised as JSON takes at most `limit` UTF-8 bytes (see {@link scanJson}). */
+export function jsonFits(value: unknown, limit: number): boolean {
+  return scanJson(value, limit, '').fits;
 }

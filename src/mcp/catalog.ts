@@ -5,7 +5,7 @@
  * the last published snapshot stays intact.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { jsonFits, utf8Bytes } from '../core/budget.js';
+import { jsonFits, scanJson, utf8Bytes, utf8Fits } from '../core/budget.js';
 import type { JsonSchema, ToolDefinition } from '../core/tool.js';
 import type { ResolvedServerConfig } from './config.js';
 import { McpFleetError } from './errors.js';
@@ -13,7 +13,7 @@ import { isTransientError } from './errors-sdk.js';
 import { retryTransient } from './retry.js';
 import type { McpSession, ServerMeta } from './session.js';
 import { checkToolListPage } from './tool-list.js';
-import { xMcpHeaderProblem } from './x-mcp-header.js';
+import { X_MCP_HEADER, xMcpHeaderProblem } from './x-mcp-header.js';
 
 /** A catalog broke a budget or a rule; the previous snapshot stays published. */
 export class McpCatalogError extends McpFleetError {
@@ -125,15 +125,15 @@ export function publishableTools(tools: readonly Tool[], config: ResolvedServerC
   const result: Tool[] = [];
   for (const tool of tools) {
     if (!isIncluded(config, tool.name) || !isModelVisible(tool)) continue;
-    if (checkHeaders && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
-    if (!jsonFits(tool.inputSchema, limits.schemaBytes)) throw over(tool, 'schemaBytes', 'an input schema', limits.schemaBytes);
+    // One walk measures the input schema and tells whether it declares any header at all.
+    const input = scanJson(tool.inputSchema, limits.schemaBytes, X_MCP_HEADER);
+    if (checkHeaders && input.mayHaveKey && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
+    if (!input.fits) throw over(tool, 'schemaBytes', 'an input schema', limits.schemaBytes);
     if (tool.outputSchema !== undefined && !jsonFits(tool.outputSchema, limits.schemaBytes)) {
       throw over(tool, 'schemaBytes', 'an output schema', limits.schemaBytes);
     }
-    if (utf8Bytes(tool.description ?? '') > limits.descriptionBytes) {
-      throw over(tool, 'descriptionBytes', 'a description', limits.descriptionBytes);
-    }
-    if (utf8Bytes(tool.title ?? '') > limits.descriptionBytes) throw over(tool, 'descriptionBytes', 'a title', limits.descriptionBytes);
+    if (!utf8Fits(tool.description ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a description', limits.descriptionBytes);
+    if (!utf8Fits(tool.title ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a title', limits.descriptionBytes);
     result.push(tool);
   }
   return result;

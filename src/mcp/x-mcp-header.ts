@@ -5,6 +5,9 @@
  */
 import { isJsonObject } from '../core/json.js';
 
+/** The schema keyword that declares a header. */
+export const X_MCP_HEADER = 'x-mcp-header';
+
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
@@ -34,7 +37,7 @@ const MAP_KEYWORDS = new Set(['patternProperties', 'dependentSchemas', '$defs', 
 
 /** The declaration on one schema node, checked; `names` collects the lowercased headers seen. */
 function declarationProblem(node: Record<string, unknown>, path: string, reachable: boolean, names: Set<string>): string | undefined {
-  const header = node['x-mcp-header'];
+  const header = node[X_MCP_HEADER];
   if (!reachable || path === '') return `x-mcp-header at ${path || 'the root'} is not on a plain property`;
   if (typeof header !== 'string' || header === '') return `x-mcp-header at ${path} is not a non-empty string`;
   if (!TOKEN.test(header)) return `x-mcp-header "${header}" is not a valid header name`;
@@ -53,7 +56,7 @@ function walk(node: unknown, path: string, reachable: boolean, names: Set<string
   // One pass over the node's own keys: schemas are small and the keywords are rare.
   for (const key in node) {
     let problem: string | undefined;
-    if (key === 'x-mcp-header') {
+    if (key === X_MCP_HEADER) {
       problem = declarationProblem(node, path, reachable, names);
     } else if (key === 'properties') {
       const properties = node.properties;
