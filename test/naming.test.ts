@@ -90,6 +90,21 @@ describe('sanitizeNamePart', () => {
     );
   });
 
+  it('agrees with the rule written out, on names made of the characters the fast path checks', () => {
+    const reference = (input: string): string => {
+      const result = input.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase();
+      if (result === '') return 'x';
+      return /^[a-z]/.test(result) ? result : `x${result}`;
+    };
+    const nameLike = fc.string({ unit: fc.constantFrom('a', 'z', 'A', '0', '9', '_', '-', '.'), maxLength: 12 });
+    fc.assert(
+      fc.property(nameLike, (input) => {
+        expect(sanitizeNamePart(input)).toBe(reference(input));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('is idempotent', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme' }), (input) => {

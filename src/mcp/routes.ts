@@ -48,27 +48,6 @@ export function groupInfo(prefix: string, serverId: string, meta: ServerMeta | u
 }
 
 /**
- * Sorts a server's new routes by name. A refresh usually publishes the same names as
- * before, so when it does the previous order is reused instead of sorting again.
- */
-function sortByName(routes: McpRoute[], previous: McpRoute[] | undefined): void {
-  if (previous !== undefined && previous.length === routes.length) {
-    const byName = new Map(routes.map((route) => [route.name, route]));
-    const reordered: McpRoute[] = [];
-    for (const old of previous) {
-      const route = byName.get(old.name);
-      if (route === undefined) break;
-      reordered.push(route);
-    }
-    if (reordered.length === routes.length) {
-      for (let i = 0; i < routes.length; i++) routes[i] = reordered[i]!;
-      return;
-    }
-  }
-  routes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-}
-
-/**
  * The routes of `tools` under their assigned `names` (tools without a name are left
  * out). Pure and callable on any slice of a catalog, so a refresh can build a big
  * catalog's routes a slice at a time; `RouteTable.install` stamps the revision.
@@ -87,8 +66,6 @@ export function buildRoutes(registration: ServerRegistration, names: ReadonlyMap
 export class RouteTable {
   private readonly routes = new Map<string, McpRoute>();
   private readonly byServer = new Map<string, McpRoute[]>();
-  /** Server id → its routes' definitions, in route order (what `definitions()` concatenates). */
-  private readonly definitionsByServer = new Map<string, ToolDefinition[]>();
   private readonly groupsByServer = new Map<string, ToolGroup>();
   private readonly names = new ToolNameIndex();
   private definitionsCache: ToolDefinition[] | undefined;
@@ -152,26 +129,35 @@ export class RouteTable {
   /** The last step of a publication: `routes` (from `buildRoutes`) replace the server's, under a new revision. */
   install(registration: ServerRegistration, routes: McpRoute[], meta: ServerMeta | undefined): void {
     const { id } = registration.config;
-    const previous = this.byServer.get(id);
-    registration.revision++;
+    const previous = this.groupsByServer.get(id)?.members;
+    const revision = ++registration.revision;
     for (const route of routes) {
-      route.revision = registration.revision;
+      route.revision = revision;
       this.routes.set(route.name, route);
     }
-    // Names that stay are overwritten in place above; only the ones that went are deleted.
-    for (const old of previous ?? []) if (this.routes.get(old.name) === old) this.routes.delete(old.name);
-    sortByName(routes, previous);
-    this.byServer.set(id, routes);
-    this.definitionsByServer.set(id, routes.map((route) => route.definition));
-    this.groupsByServer.set(id, { ...groupInfo(this.prefix, id, meta), members: routes.map((route) => route.name) });
+    // Names that stay were overwritten in place above; only the ones that went are deleted.
+    for (const old of this.byServer.get(id) ?? []) if (this.routes.get(old.name) === old) this.routes.delete(old.name);
+    const members = this.sortedNames(id, routes, previous);
+    this.byServer.set(id, members.map((name) => this.routes.get(name)!));
+    this.groupsByServer.set(id, { ...groupInfo(this.prefix, id, meta), members });
     this.invalidate();
+  }
+
+  /**
+   * The names of a server's just-installed routes in code-unit order. A refresh usually
+   * publishes the same names as before, and then the previous order is reused instead of
+   * sorting again: the same count, all still routed to this server, means the same set.
+   */
+  private sortedNames(serverId: string, routes: readonly McpRoute[], previous: readonly string[] | undefined): string[] {
+    if (previous?.length === routes.length && previous.every((name) => this.routes.get(name)?.serverId === serverId)) return [...previous];
+    // The default sort compares strings by code unit without calling back into JavaScript.
+    return routes.map((route) => route.name).sort();
   }
 
   /** Removes a server's routes and releases its names (on removal). */
   remove(serverId: string): void {
     this.unpublishRoutes(serverId);
     this.byServer.delete(serverId);
-    this.definitionsByServer.delete(serverId);
     this.groupsByServer.delete(serverId);
     this.names.release(serverId);
     this.invalidate();
@@ -188,9 +174,12 @@ export class RouteTable {
 
   /** Every published definition, by server id, then by name. */
   definitions(): ToolDefinition[] {
-    this.definitionsCache ??= ([] as ToolDefinition[]).concat(
-      ...[...this.definitionsByServer.keys()].sort().map((serverId) => this.definitionsByServer.get(serverId)!),
-    );
+    if (this.definitionsCache === undefined) {
+      this.definitionsCache = [];
+      for (const serverId of [...this.byServer.keys()].sort()) {
+        for (const route of this.byServer.get(serverId)!) this.definitionsCache.push(route.definition);
+      }
+    }
     return this.definitionsCache;
   }
 
