@@ -11,6 +11,13 @@
  * - read: `definitions()` and `groups()` of the whole table.
  * Then, unless it is the first, the same ten servers are budget-checked and published
  * again into that table ("republish"): the path every refresh takes, with retained names.
+ *
+ * Every repetition also times a floor, the least any publisher must do with the same
+ * catalogs: per tool one name string, one entry in a name → route map, one route and one
+ * definition with its composed description, and per server its names sorted for the
+ * group; no budgets, no normalisation, no collisions, no retained identities. The floor
+ * says how fast this machine is, so the ratio to it travels between machines better than
+ * milliseconds do.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { InMemoryMcpCredentialStore, silentLogger } from '../src/index.js';
@@ -46,6 +53,8 @@ export interface PublishResult {
   groups: number;
   first: Record<keyof PublishPhases, MsStats>;
   republish: Record<keyof PublishPhases, MsStats>;
+  /** The floor described above, timed in the same repetitions. */
+  floor: MsStats;
   targetMs: number;
 }
 
@@ -99,6 +108,23 @@ function publishAll(table: RouteTable, all: Server[]): PublishPhases {
   return { budgetsMs, publishMs, readMs, totalMs: elapsedMs(start) };
 }
 
+/** The floor: what no publisher can skip (see the module comment). Returns what it built, so nothing is optimised away. */
+function publishFloor(all: Server[]): Map<string, unknown> {
+  const routes = new Map<string, unknown>();
+  for (const server of all) {
+    const id = server.registration.config.id;
+    const names: string[] = [];
+    for (const tool of server.tools) {
+      const name = `${TOOL_PREFIX}_${id}_${tool.name}`;
+      const definition = { name, description: `MCP server \`${id}\` tool \`${tool.name}\`. ${tool.description ?? ''}`, parameters: tool.inputSchema, strict: false };
+      routes.set(name, { name, serverId: id, remoteName: tool.name, definition, tool });
+      names.push(name);
+    }
+    names.sort();
+  }
+  return routes;
+}
+
 function summary(samples: PublishPhases[]): Record<keyof PublishPhases, MsStats> {
   const pick = (key: keyof PublishPhases) => msStats(samples.map((sample) => sample[key]));
   return { budgetsMs: pick('budgetsMs'), publishMs: pick('publishMs'), readMs: pick('readMs'), totalMs: pick('totalMs') };
@@ -108,16 +134,23 @@ export function runPublish(options: PublishOptions): PublishResult {
   const all = servers(options);
   const first: PublishPhases[] = [];
   const republish: PublishPhases[] = [];
+  const floor: number[] = [];
   let table: RouteTable | undefined;
+  let floorRoutes = 0;
   for (let rep = -options.warmup; rep < options.repetitions; rep++) {
     table = new RouteTable(TOOL_PREFIX, silentLogger);
     const fresh = publishAll(table, all);
     const again = publishAll(table, all);
+    const floorStart = process.hrtime.bigint();
+    floorRoutes += publishFloor(all).size;
+    const floorMs = elapsedMs(floorStart);
     if (rep >= 0) {
       first.push(fresh);
       republish.push(again);
+      floor.push(floorMs);
     }
   }
+  if (floorRoutes === 0) throw new Error('the floor published nothing');
   if (table === undefined) throw new Error('no repetition ran');
   const definitions = table.definitions();
   return {
@@ -128,6 +161,7 @@ export function runPublish(options: PublishOptions): PublishResult {
     groups: table.groups().length,
     first: summary(first),
     republish: summary(republish),
+    floor: msStats(floor),
     targetMs: TARGET_MS,
   };
 }
@@ -150,5 +184,11 @@ export function publishTable(result: PublishResult): string {
       rows.push([pass, phase, `${fixed(stats.medianMs)}${miss}`, fixed(stats.maxMs)]);
     }
   }
-  return formatTable(header, rows, 2);
+  const { floor } = result;
+  rows.push(['floor (least possible)', 'total', fixed(floor.medianMs), fixed(floor.maxMs)]);
+  const ratio = (ms: number): string => `${(ms / floor.medianMs).toFixed(2)}x`;
+  return [
+    formatTable(header, rows, 2),
+    `median total / floor median: first ${ratio(result.first.totalMs.medianMs)}, republish ${ratio(result.republish.totalMs.medianMs)}`,
+  ].join('\n');
 }
