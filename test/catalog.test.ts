@@ -14,7 +14,7 @@ const stdio = resolveServerConfig({ id: 'local', transport: { type: 'stdio', com
 /** `publishableTools` reads only the session's protocol era. */
 const session = (era: 'modern' | 'legacy'): McpSession => ({ era }) as unknown as McpSession;
 
-const tool = (name: string, properties: Record<string, unknown>): Tool => ({ name, inputSchema: { type: 'object', properties } });
+const tool = (name: string, properties: Record<string, unknown>): Tool => ({ name, inputSchema: { type: 'object', properties: properties as Tool['inputSchema']['properties'] } });
 
 const catalog: Tool[] = [
   tool('plain', { q: { type: 'string' } }),
