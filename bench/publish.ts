@@ -81,7 +81,8 @@ function servers(options: PublishOptions): Server[] {
     const session = { era: http ? 'modern' : 'legacy' } as unknown as McpSession;
     return {
       registration: new ServerRegistration(config, silentLogger, store),
-      tools: syntheticTools(options.tools, i),
+      // Through JSON, as a client receives them: flat strings, no objects shared between tools.
+      tools: JSON.parse(JSON.stringify(syntheticTools(options.tools, i))) as Tool[],
       session,
       meta: { name: id, title: `Server ${i}`, description: `Synthetic server ${i} for the publish benchmark.`, instructions: 'Prefer search over list.' },
     };
