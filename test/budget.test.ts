@@ -1,11 +1,14 @@
 /**
- * Byte accounting: `utf8Bytes`, `utf8Fits`, `jsonFits` and `scanJson` agree with
+ * Byte accounting: `utf8Bytes`, `utf8Fits` and `scanJson` agree with
  * serialising and measuring, for any JSON value and any limit, including the exact
  * boundary; `scanJson` never misses a watched key.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonFits, scanJson, utf8Bytes, utf8Fits } from '../src/core/budget.js';
+import { scanJson, utf8Bytes, utf8Fits } from '../src/core/budget.js';
+
+/** Whether `value` fits `limit` bytes (and the default depth), as the catalog checks it. */
+const jsonFits = (value: unknown, limit: number): boolean => scanJson(value, limit, '').fits;
 
 const exactBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
@@ -33,20 +36,17 @@ describe('byte accounting', () => {
     fc.assert(
       fc.property(fc.jsonValue(), key, fc.nat({ max: 4096 }), (value, watched, limit) => {
         const scan = scanJson(value, limit, watched);
-        expect(scan.fits).toBe(exactBytes(value) <= limit);
-        // "May have" is allowed to say yes without the key, never no with it.
-        if (hasKeyAnywhere(value, watched)) expect(scan.mayHaveKey).toBe(true);
+        expect(scan).toEqual({ fits: exactBytes(value) <= limit, tooDeep: false, mayHaveKey: hasKeyAnywhere(value, watched) });
       }),
       { numRuns: 500 },
     );
-    // With room to spare the walk is never cut short, and the answer is exact.
-    fc.assert(
-      fc.property(fc.jsonValue(), key, (value, watched) => scanJson(value, 1e9, watched).mayHaveKey === hasKeyAnywhere(value, watched)),
-      { numRuns: 500 },
-    );
     const nested = { type: 'object', properties: { a: { anyOf: [{ items: { 'x-mcp-header': 'Deep' } }] } } };
-    expect(scanJson(nested, 64 * 1024, 'x-mcp-header')).toEqual({ fits: true, mayHaveKey: true });
-    expect(scanJson({ type: 'object', properties: { a: { type: 'string' } } }, 64 * 1024, 'x-mcp-header')).toEqual({ fits: true, mayHaveKey: false });
+    expect(scanJson(nested, 64 * 1024, 'x-mcp-header')).toEqual({ fits: true, tooDeep: false, mayHaveKey: true });
+    expect(scanJson({ type: 'object', properties: { a: { type: 'string' } } }, 64 * 1024, 'x-mcp-header')).toEqual({
+      fits: true,
+      tooDeep: false,
+      mayHaveKey: false,
+    });
   });
 
   it('decides whether any JSON value fits a limit exactly as serialising it would', () => {
@@ -69,5 +69,26 @@ describe('byte accounting', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 200_000; i++) deep = [deep];
     expect(jsonFits(deep, 16)).toBe(false);
+  });
+
+  it('does not fit a small value nested deeper than allowed, though it is far under the byte limit', () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = {};
+      for (let i = 1; i < levels; i++) value = [value];
+      return value;
+    };
+    // 10,000 levels is about 20 KB, yet JSON.stringify cannot serialise it.
+    expect(jsonFits(nest(10_000), 64 * 1024)).toBe(false);
+    expect(scanJson(nest(10_000), 64 * 1024, '')).toMatchObject({ fits: false, tooDeep: true });
+    expect(scanJson(nest(8), 1024, '', 8)).toMatchObject({ fits: true, tooDeep: false });
+    expect(scanJson(nest(9), 1024, '', 8)).toMatchObject({ fits: false, tooDeep: true });
+  });
+
+  it('bounds the longest number text JSON can hold', () => {
+    // Fixed notation down to 1e-6 keeps 17 significant digits after "-0.00000": 25 characters.
+    const numbers = Array.from({ length: 1000 }, () => -0.0000012345678901234567);
+    const bytes = exactBytes(numbers);
+    expect(jsonFits(numbers, bytes)).toBe(true);
+    expect(jsonFits(numbers, bytes - 1)).toBe(false);
   });
 });

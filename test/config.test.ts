@@ -62,6 +62,7 @@ describe('resolveServerConfig defaults', () => {
       catalogItems: 2048,
       cursorBytes: 64 * 1024,
       schemaBytes: 64 * 1024,
+      schemaDepth: 128,
       descriptionBytes: 8 * 1024,
       serverMetadataBytes: 32 * 1024,
       messageBytes: 8 * 1024 * 1024,

@@ -33,12 +33,21 @@ async function refreshFailure(provider: McpToolProvider): Promise<McpCatalogErro
 
 const big = 'x'.repeat(5_000);
 
+/** An object schema whose properties nest `levels` deep: two JSON levels each, a few hundred bytes in all. */
+function nestedSchema(levels: number): Record<string, unknown> {
+  let schema: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { a: schema } };
+  return schema;
+}
+
 describe('catalog budgets', () => {
   const perTool: { label: string; tool: object; limits: Partial<McpLimits>; budget: keyof McpLimits }[] = [
     { label: 'an input schema', tool: { name: 'huge', inputSchema: { type: 'object', description: big } }, limits: { schemaBytes: 4096 }, budget: 'schemaBytes' },
     { label: 'an output schema', tool: { name: 'huge', outputSchema: { type: 'object', description: big } }, limits: { schemaBytes: 4096 }, budget: 'schemaBytes' },
     { label: 'a description', tool: { name: 'huge', description: big }, limits: { descriptionBytes: 4096 }, budget: 'descriptionBytes' },
     { label: 'a title', tool: { name: 'huge', title: big }, limits: { descriptionBytes: 4096 }, budget: 'descriptionBytes' },
+    { label: 'a deeply nested input schema', tool: { name: 'huge', inputSchema: nestedSchema(20) }, limits: { schemaDepth: 16 }, budget: 'schemaDepth' },
+    { label: 'a deeply nested output schema', tool: { name: 'huge', outputSchema: nestedSchema(20) }, limits: { schemaDepth: 16 }, budget: 'schemaDepth' },
   ];
   for (const { label, tool, limits, budget } of perTool) {
     it(`keeps the previous snapshot when a tool grows ${label} over budget, naming the server, tool and budget`, async () => {
@@ -123,6 +132,14 @@ describe('catalog budgets', () => {
     });
     providers.push(provider);
     await expect(provider.init()).rejects.toThrow(/limits\.serverMetadataBytes/);
+  });
+
+  it('counts the server name too, since it titles the group when the server gives no title', async () => {
+    const provider = new McpToolProvider({
+      servers: [{ ...server({ FIXTURE_TOOLS: '[{"name":"a"}]', FIXTURE_NAME: big }, { serverMetadataBytes: 1024 }), required: true }],
+    });
+    providers.push(provider);
+    await expect(provider.init()).rejects.toThrow(/\(name, title, description, instructions\) in over 1024 bytes \(limits\.serverMetadataBytes\)/);
   });
 
   it('follows pages within the budget', async () => {

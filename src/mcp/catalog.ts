@@ -5,7 +5,7 @@
  * the last published snapshot stays intact.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { jsonFits, scanJson, utf8Bytes, utf8Fits } from '../core/budget.js';
+import { type JsonScan, scanJson, utf8Bytes, utf8Fits } from '../core/budget.js';
 import type { JsonSchema, ToolDefinition } from '../core/tool.js';
 import type { ResolvedServerConfig } from './config.js';
 import { McpFleetError } from './errors.js';
@@ -122,15 +122,25 @@ export function publishableTools(tools: readonly Tool[], config: ResolvedServerC
       tool: tool.name,
       budget,
     });
+  const schemaOver = (tool: Tool, what: string, scan: JsonScan): McpCatalogError =>
+    scan.tooDeep
+      ? new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} nested deeper than ${limits.schemaDepth} levels (limits.schemaDepth).`, {
+          tool: tool.name,
+          budget: 'schemaDepth',
+        })
+      : over(tool, 'schemaBytes', what, limits.schemaBytes);
   const result: Tool[] = [];
   for (const tool of tools) {
     if (!isIncluded(config, tool.name) || !isModelVisible(tool)) continue;
     // One walk measures the input schema and tells whether it declares any header at all.
-    const input = scanJson(tool.inputSchema, limits.schemaBytes, X_MCP_HEADER);
+    const input = scanJson(tool.inputSchema, limits.schemaBytes, X_MCP_HEADER, limits.schemaDepth);
+    // The header walk recurses, so it runs only on a schema whose depth is known to be sane.
+    if (input.tooDeep) throw schemaOver(tool, 'an input schema', input);
     if (checkHeaders && input.mayHaveKey && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
-    if (!input.fits) throw over(tool, 'schemaBytes', 'an input schema', limits.schemaBytes);
-    if (tool.outputSchema !== undefined && !jsonFits(tool.outputSchema, limits.schemaBytes)) {
-      throw over(tool, 'schemaBytes', 'an output schema', limits.schemaBytes);
+    if (!input.fits) throw schemaOver(tool, 'an input schema', input);
+    if (tool.outputSchema !== undefined) {
+      const output = scanJson(tool.outputSchema, limits.schemaBytes, '', limits.schemaDepth);
+      if (!output.fits) throw schemaOver(tool, 'an output schema', output);
     }
     if (!utf8Fits(tool.description ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a description', limits.descriptionBytes);
     if (!utf8Fits(tool.title ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a title', limits.descriptionBytes);
@@ -139,13 +149,13 @@ export function publishableTools(tools: readonly Tool[], config: ResolvedServerC
   return result;
 }
 
-/** Checks the combined size of the server's self-description. */
+/** Checks the combined size of the server's self-description (the name too: it titles the group when there is no title). */
 export function checkServerMeta(meta: ServerMeta, config: ResolvedServerConfig): void {
-  const bytes = utf8Bytes(meta.title ?? '') + utf8Bytes(meta.description ?? '') + utf8Bytes(meta.instructions ?? '');
+  const bytes = [meta.name, meta.title, meta.description, meta.instructions].reduce((sum, text) => sum + utf8Bytes(text ?? ''), 0);
   if (bytes > config.limits.serverMetadataBytes) {
     throw new McpCatalogError(
       config.id,
-      `MCP server "${config.id}" describes itself (title, description, instructions) in over ${config.limits.serverMetadataBytes} bytes (limits.serverMetadataBytes).`,
+      `MCP server "${config.id}" describes itself (name, title, description, instructions) in over ${config.limits.serverMetadataBytes} bytes (limits.serverMetadataBytes).`,
       { budget: 'serverMetadataBytes' },
     );
   }

@@ -181,6 +181,7 @@ const limitsSchema = z
     catalogItems: positiveInt,
     cursorBytes: positiveInt,
     schemaBytes: positiveInt,
+    schemaDepth: positiveInt,
     descriptionBytes: positiveInt,
     serverMetadataBytes: positiveInt,
     messageBytes: positiveInt,

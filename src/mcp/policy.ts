@@ -15,9 +15,11 @@ export interface McpLimits {
   cursorBytes: number;
   /** Largest serialised input or output schema of one published tool. Default 64 KiB. */
   schemaBytes: number;
+  /** Deepest nesting of objects and arrays in an input or output schema of one published tool. Default 128. */
+  schemaDepth: number;
   /** Longest description or title of one published tool. Default 8 KiB. */
   descriptionBytes: number;
-  /** Largest sum of the server's title, description and instructions. Default 32 KiB. */
+  /** Largest sum of the server's name, title, description and instructions. Default 32 KiB. */
   serverMetadataBytes: number;
   /** Longest incoming stdio line, HTTP JSON body or SSE event. Default 8 MiB. */
   messageBytes: number;
@@ -36,6 +38,7 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = Object.freeze({
   catalogItems: 2048,
   cursorBytes: 64 * KiB,
   schemaBytes: 64 * KiB,
+  schemaDepth: 128,
   descriptionBytes: 8 * KiB,
   serverMetadataBytes: 32 * KiB,
   messageBytes: 8 * MiB,
