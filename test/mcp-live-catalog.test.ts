@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpRefreshError, McpToolProvider, type McpLifecycle, type McpServerConfig } from '../src/index.js';
@@ -125,9 +125,76 @@ describe('refresh coordination', () => {
     await vi.waitFor(() => expect(observed(log).filter((entry) => entry.method === 'tools/list')).toHaveLength(2));
     controller.abort(new Error('changed my mind'));
     await expect(refresh).rejects.toBeInstanceOf(McpRefreshError);
+    // The caller changed its mind; the server did nothing wrong.
+    expect(provider.serverStatuses()[0]).not.toMatchObject({ state: 'failed' });
     writeFileSync(gate, '');
     expect((await provider.call('mcp_s_a', {})).isError).toBe(false);
     expect(observed(log).filter((entry) => entry.method === 'tools/list')).toHaveLength(3);
+  });
+
+  it('lets a call give up at its deadline while another server holds up the refresh of its server, without marking that server failed', async () => {
+    // "a" lists behind a gate; a bulk refresh publishes in server-id order, so "b" (listed
+    // already) waits for "a" holding b's refresh lock. A call to b after b reconnects needs a
+    // refresh of b, and must not outwait its own deadline for that lock.
+    const logA = observationLog();
+    const logB = observationLog();
+    const gate = join(dirname(logA), 'list-gate');
+    writeFileSync(gate, '');
+    const provider = await started(
+      stdioFixture('a', 'catalog-server.mjs', { env: { FIXTURE_TOOLS: '[{"name":"x"}]', FIXTURE_LOG: logA, FIXTURE_LIST_GATE: gate } }),
+      stdioFixture('b', 'catalog-server.mjs', { env: { FIXTURE_TOOLS: '[{"name":"echo"}]', FIXTURE_LOG: logB } }),
+    );
+    const lists = (log: string) => observed(log).filter((entry) => entry.method === 'tools/list').length;
+    rmSync(gate);
+    const bulk = provider.refresh().catch((error: unknown) => error);
+    await vi.waitFor(() => expect(lists(logB)).toBe(2));
+    await provider.disconnectServer('b');
+    // Safety net only: without the fix the call would wait for the gate.
+    let openedByTimer = false;
+    const safety = setTimeout(() => {
+      openedByTimer = true;
+      writeFileSync(gate, '');
+    }, 20_000);
+    const result = await provider.call('mcp_b_echo', {}, { timeoutMs: 300 });
+    clearTimeout(safety);
+    expect(openedByTimer).toBe(false);
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'timeout' } } });
+    expect(provider.serverStatuses().find((status) => status.id === 'b')?.state).not.toBe('failed');
+    writeFileSync(gate, '');
+    await bulk;
+    expect((await provider.call('mcp_b_echo', {})).isError).toBe(false);
+    expect(provider.serverStatuses().find((status) => status.id === 'b')?.state).toBe('ready');
+  });
+
+  it('keeps the catalog dirty when a change is notified while a catalog that breaks a budget is listed', async () => {
+    const log = observationLog();
+    const gate = join(dirname(log), 'list-gate');
+    writeFileSync(gate, '');
+    const file = toolsFile([{ name: 'ok' }]);
+    const provider = await started(
+      stdioFixture('s', 'catalog-server.mjs', {
+        env: { FIXTURE_TOOLS_FILE: file, FIXTURE_LOG: log, FIXTURE_LIST_GATE: gate },
+        config: { limits: { descriptionBytes: 1024 } },
+      }),
+    );
+    const lists = () => observed(log).filter((entry) => entry.method === 'tools/list').length;
+    const changes = () => observed(log).filter((entry) => entry.event === 'tools-changed').length;
+    const broken = JSON.stringify([{ name: 'ok' }, { name: 'huge', description: 'x'.repeat(5_000) }]);
+    rmSync(gate);
+    writeFileSync(file, broken);
+    await vi.waitFor(() => expect(changes()).toBeGreaterThan(0));
+    const listedBefore = lists();
+    const refresh = provider.refresh().catch((error: unknown) => error);
+    await vi.waitFor(() => expect(lists()).toBe(listedBefore + 1));
+    // While the server is listing, it says its tools changed again (the notification precedes the answer on the wire).
+    const changesBefore = changes();
+    writeFileSync(file, broken);
+    await vi.waitFor(() => expect(changes()).toBeGreaterThan(changesBefore));
+    writeFileSync(gate, '');
+    expect(await refresh).toBeInstanceOf(McpRefreshError);
+    // The change notified during that listing is not lost: the next call lists again.
+    expect((await provider.call('mcp_s_ok', {})).isError).toBe(false);
+    expect(lists()).toBe(listedBefore + 2);
   });
 
   it('reports each failing server from an explicit refresh and keeps publishing the others', async () => {

@@ -8,13 +8,30 @@
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
 
-  run<T>(section: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(section);
-    this.tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+  /**
+   * Runs `section` once every earlier one has finished. When `signal` aborts before the
+   * section's turn, the returned promise rejects with its reason at once and the section
+   * never runs; the turn passes to the next waiter. A running section is not interrupted.
+   */
+  run<T>(section: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const previous = this.tail;
+    let finish!: () => void;
+    this.tail = new Promise<void>((resolve) => (finish = resolve));
+    if (signal === undefined) return previous.then(section).finally(finish);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason as Error);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      void previous.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) {
+          finish();
+          return;
+        }
+        // `then` turns a section that throws before its first await into a rejection too.
+        Promise.resolve().then(section).then(resolve, reject).finally(finish);
+      });
+    });
   }
 }
 

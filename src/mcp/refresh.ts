@@ -11,6 +11,7 @@ import { checkServerMeta, listAllTools, McpCatalogError, publishableTools } from
 import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } from './errors.js';
 import { isSessionExpired } from './errors-sdk.js';
 import type { ServerRegistration } from './registration.js';
+import { OperationSignal } from './deadline.js';
 import { buildRoutes, type RouteTable } from './routes.js';
 import type { McpSession, ServerMeta } from './session.js';
 
@@ -38,18 +39,21 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   // Cleared once the session is in place (a new session marks the catalog dirty); a change
   // notified while listing sets it again and is not lost.
   registration.dirty = false;
-  const listSignal = AbortSignal.any([signal, registration.signal, AbortSignal.timeout(config.timeouts.listMs)]);
+  // Linked by hand and unlinked after: the removal signal lives as long as the registration.
+  const listing = new OperationSignal([signal, registration.signal], config.timeouts.listMs);
   let tools: Tool[];
   const listed = performance.now();
   try {
-    tools = await listAllTools(session, config, listSignal);
+    tools = await listAllTools(session, config, listing.signal);
   } catch (error) {
     if (isSessionExpired(error, session.transport.sessionId)) throw Object.assign(error as Error, { session });
-    if (error instanceof McpFleetError || !listSignal.aborted || signal.aborted || registration.removed) throw error;
+    if (error instanceof McpFleetError || !listing.timedOut) throw error;
     throw new McpFleetError('list_timeout', `MCP server "${config.id}" did not finish tools/list within ${config.timeouts.listMs} ms (timeouts.listMs).`, {
       serverId: config.id,
       cause: error,
     });
+  } finally {
+    listing.dispose();
   }
   const meta = session.meta;
   checkServerMeta(meta, config);
@@ -100,25 +104,29 @@ export async function refreshServers(
   let previousTurn: Promise<void> = Promise.resolve();
   const runs = sorted.map((registration) => {
     const waitTurn = previousTurn;
-    const run = registration.refreshLock.run(async () => {
-      if (!options.force && !registration.dirty) return;
-      try {
-        const fetched = await fetchCatalog(registration, options.signal);
-        await waitTurn;
-        await commit(registration, table, fetched);
-      } catch (error) {
-        // A failed or cancelled refresh keeps the catalog dirty, so the change is not lost. A
-        // catalog that was listed but breaks a budget stays as it is until the server changes
-        // it (and notifies) or the application refreshes: listing it again would not help.
-        registration.dirty = !(error instanceof McpCatalogError);
-        if (!registration.removed) registration.recordFailure(error);
+    const run = registration.refreshLock
+      .run(async () => {
+        if (!options.force && !registration.dirty) return;
+        try {
+          const fetched = await fetchCatalog(registration, options.signal);
+          await waitTurn;
+          await commit(registration, table, fetched);
+        } catch (error) {
+          // A failed or cancelled refresh keeps the catalog dirty, so the change is not lost. A
+          // catalog that was listed but breaks a budget stays as it is until the server changes
+          // it (and notifies: the flag is set again then, even during this refresh) or the
+          // application refreshes: listing it again would not help.
+          if (!(error instanceof McpCatalogError)) registration.dirty = true;
+          // The caller giving up says nothing about the server.
+          if (!registration.removed && !options.signal.aborted) registration.recordFailure(error);
+          throw error;
+        }
+      }, options.signal)
+      // Also reached when the caller gave up while waiting for the lock: nothing ran then.
+      .catch((error: unknown) => {
         failures.push({ serverId: registration.id, error: asError(error) });
-      }
-    });
-    previousTurn = run.then(
-      () => undefined,
-      () => undefined,
-    );
+      });
+    previousTurn = run;
     return run;
   });
   await Promise.all(runs);

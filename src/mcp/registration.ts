@@ -13,6 +13,7 @@ import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpServerRemovedError } from './errors.js';
 import { isAuthorizationError } from './errors-sdk.js';
+import { OperationSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
 import type { McpServerState, McpServerStatus } from './policy.js';
@@ -97,7 +98,9 @@ export class ServerRegistration {
 
   /**
    * Returns the live session, opening one if needed. Set-up is serialised: callers
-   * that race after a crash wait for the same attempt and share its session.
+   * that race after a crash wait for the same attempt and share its session. A caller
+   * whose `signal` aborts stops waiting; if it was the one setting up, the attempt is
+   * cancelled without counting as the server's failure.
    */
   async ensureSession(signal: AbortSignal): Promise<McpSession> {
     const live = this.liveSession();
@@ -106,15 +109,17 @@ export class ServerRegistration {
       const current = this.liveSession();
       if (current !== undefined) return current;
       if (this.removed) throw new McpServerRemovedError(this.id);
+      const stateBefore = this.state;
       this.state = 'connecting';
-      const setup = AbortSignal.any([signal, this.signal, AbortSignal.timeout(this.config.timeouts.setupMs)]);
+      // Linked by hand and unlinked after: the removal signal lives as long as the registration.
+      const setup = new OperationSignal([signal, this.signal], this.config.timeouts.setupMs);
       let session: McpSession;
       try {
         session = await openSession({
           config: this.config,
           logger: this.logger,
           prior: this.verdict,
-          signal: setup,
+          signal: setup.signal,
           onClose: () => this.onSessionClosed(),
           onToolsChanged: () => {
             this.dirty = true;
@@ -124,10 +129,13 @@ export class ServerRegistration {
           ...(this.elicitation ? { elicitation: this.elicitation } : {}),
         });
       } catch (error) {
-        this.recordFailure(error);
-        this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
         if (this.removed) throw new McpServerRemovedError(this.id);
+        if (signal.aborted && !setup.timedOut) this.state = stateBefore;
+        else this.recordFailure(error);
+        this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
         throw error;
+      } finally {
+        setup.dispose();
       }
       if (this.removed) {
         await session.close();
@@ -147,7 +155,7 @@ export class ServerRegistration {
         'MCP server connected',
       );
       return session;
-    });
+    }, signal);
   }
 
   private notifyResourceUpdated(uri: string): void {
