@@ -77,4 +77,26 @@ describe('listen streams the server ends', () => {
     await provider.callServerTool('l', 'touch', { uri });
     expect(calls).toEqual([uri, uri, uri]);
   });
+
+  it('opens one stream for two listeners that subscribe at the same moment, and closes it when both leave', async () => {
+    const log = observationLog();
+    const provider = await started(log);
+    const uri = 'fixture://note';
+    const cancelled = () => observed(log).filter((entry) => entry.method === 'notifications/cancelled').length;
+    const heard: string[] = [];
+    await Promise.all([
+      provider.subscribeResource('l', uri, () => heard.push('first')),
+      provider.subscribeResource('l', uri, () => heard.push('second')),
+    ]);
+    expect(listens(log, { resourceSubscriptions: [uri] })).toBe(1);
+    await provider.callServerTool('l', 'touch', { uri });
+    await vi.waitFor(() => expect(heard.sort()).toEqual(['first', 'second']));
+    const cancelledBefore = cancelled();
+    expect(await provider.unsubscribeResource('l', uri)).toBe(true);
+    await vi.waitFor(() => expect(cancelled()).toBe(cancelledBefore + 1));
+    // No stream is left to reopen: ending the server's streams brings no new listen for the resource.
+    await provider.callServerTool('l', 'end_streams');
+    await provider.callServerTool('l', 'touch', { uri });
+    expect(listens(log, { resourceSubscriptions: [uri] })).toBe(1);
+  });
 });

@@ -86,8 +86,8 @@ export class McpSession {
   private readonly quietWaiters = new Set<() => void>();
   private closing: Promise<void> | undefined;
   private pump: ListenPump | undefined;
-  /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI. */
-  private readonly resourcePumps = new Map<string, ListenPump>();
+  /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI, each with its first acknowledgement. */
+  private readonly resourcePumps = new Map<string, { pump: ListenPump; opened: Promise<void> }>();
 
   constructor(
     readonly client: Client,
@@ -154,7 +154,14 @@ export class McpSession {
    */
   async subscribeResource(uri: string, watch: { onGap: () => void; logger: McpLogger }, signal?: AbortSignal): Promise<void> {
     if (this.era === 'modern') {
-      if (this.resourcePumps.has(uri)) return;
+      // A subscriber arriving while the stream opens shares it; if that open fails, it tries its own.
+      for (let existing = this.resourcePumps.get(uri); existing?.pump.live; existing = this.resourcePumps.get(uri)) {
+        try {
+          return await existing.opened;
+        } catch {
+          signal?.throwIfAborted();
+        }
+      }
       // A stream per URI, reopened when it ends; across a gap the listeners are told the resource may have changed.
       const pump = new ListenPump(this, {
         filter: { resourceSubscriptions: [uri] },
@@ -165,9 +172,16 @@ export class McpSession {
           if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) throw new Error('the server does not offer resource subscriptions');
         },
       });
-      await pump.open(signal);
-      this.resourcePumps.set(uri, pump);
-      return;
+      // In the map before the first await, so a concurrent subscriber finds it; gone again if the open fails.
+      const entry = {
+        pump,
+        opened: pump.open(signal).catch((error: unknown) => {
+          if (this.resourcePumps.get(uri) === entry) this.resourcePumps.delete(uri);
+          throw error;
+        }),
+      };
+      this.resourcePumps.set(uri, entry);
+      return entry.opened;
     }
     if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
     await this.client.subscribeResource({ uri }, signal ? { signal } : undefined);
@@ -175,10 +189,10 @@ export class McpSession {
 
   /** Stops updates of `uri`. */
   async unsubscribeResource(uri: string): Promise<void> {
-    const pump = this.resourcePumps.get(uri);
-    if (pump !== undefined) {
+    const entry = this.resourcePumps.get(uri);
+    if (entry !== undefined) {
       this.resourcePumps.delete(uri);
-      await pump.close();
+      await entry.pump.close();
       return;
     }
     if (this.era === 'legacy') await this.client.unsubscribeResource({ uri });
@@ -251,7 +265,7 @@ export class McpSession {
   close(): Promise<void> {
     this.isClosed = true;
     this.pump?.stop();
-    for (const pump of this.resourcePumps.values()) pump.stop();
+    for (const { pump } of this.resourcePumps.values()) pump.stop();
     this.resourcePumps.clear();
     this.closing ??= (async () => {
       await this.client.close().catch(() => {});

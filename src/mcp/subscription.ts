@@ -34,6 +34,8 @@ export interface ListenPumpOptions {
 
 export class ListenPump {
   private stopped = false;
+  /** Set when the pump gave up reopening (see `keepOpen`). */
+  private gaveUp = false;
   private current: McpSubscription | undefined;
   private wake: (() => void) | undefined;
 
@@ -71,6 +73,11 @@ export class ListenPump {
     return !this.stopped && !this.session.closed;
   }
 
+  /** Whether the pump still listens (or is opening): not stopped, not given up, its session open. */
+  get live(): boolean {
+    return this.active && !this.gaveUp;
+  }
+
   private async listen(signal?: AbortSignal): Promise<McpSubscription> {
     const subscription = await this.session.client.listen(this.options.filter, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
     try {
@@ -96,6 +103,7 @@ export class ListenPump {
       if (shortLived > MAX_SHORT_LIVED) {
         // The end of this stream was just reported; nothing has happened since.
         logger.warn({ serverId }, `${label} subscription keeps ending; live updates are off`);
+        this.gaveUp = true;
         return;
       }
       await new Promise<void>((resolve) => {
@@ -111,6 +119,7 @@ export class ListenPump {
           logger.warn({ serverId, error: errorMessage(error) }, `${label} subscription could not be reopened; live updates are off`);
           onGap();
         }
+        this.gaveUp = true;
         return;
       }
       if (this.stopped) {
