@@ -211,6 +211,7 @@ describe('resolveServerConfig validation', () => {
     expectInvalid(withServer({ limits: { catalogItems: 0 } }), 'limits.catalogItems');
     expectInvalid(withServer({ limits: { messageBytes: -1 } }), 'limits.messageBytes');
     expectInvalid(withServer({ limits: { schemaBytes: 1.5 } }), 'limits.schemaBytes');
+    expectInvalid(withServer({ limits: { schemaDepth: 1001 } }), 'limits.schemaDepth');
   });
 
   it('rejects timeouts outside [1, 86,400,000] ms', () => {

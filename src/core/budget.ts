@@ -37,6 +37,41 @@ export interface JsonScan {
   mayHaveKey: boolean;
 }
 
+/** The state of one `scanJson` walk. */
+interface Walk {
+  bound: number;
+  hasKey: boolean;
+  readonly key: string;
+  readonly maxDepth: number;
+}
+
+/**
+ * Adds `node`'s bound to the walk and notes the watched key; `false` when a container
+ * sits at `maxDepth` or deeper. Recursion is safe: it never goes past `MAX_JSON_DEPTH`.
+ */
+function measure(node: unknown, depth: number, walk: Walk): boolean {
+  if (typeof node === 'string') walk.bound += stringBound(node.length);
+  else if (typeof node === 'number') walk.bound += NUMBER_BOUND;
+  else if (typeof node === 'boolean' || node === null || node === undefined) walk.bound += 5;
+  else if (depth >= walk.maxDepth) return false;
+  else if (Array.isArray(node)) {
+    walk.bound += 2 + node.length;
+    for (const item of node) if (!measure(item, depth + 1, walk)) return false;
+  } else if (typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
+    walk.bound += 2;
+    for (const name in node) {
+      walk.bound += stringBound(name.length) + 2;
+      if (name === walk.key) walk.hasKey = true;
+      if (!measure((node as Record<string, unknown>)[name], depth + 1, walk)) return false;
+    }
+  } else {
+    // Not plain JSON data: measured exactly by the caller, and not searched.
+    walk.bound = Infinity;
+    walk.hasKey = true;
+  }
+  return true;
+}
+
 /**
  * Measures `value` against `limit` bytes of JSON and `maxDepth` levels of nested objects
  * and arrays, and looks for the object key `key`, in one walk. A cheap upper bound (every
@@ -47,39 +82,10 @@ export interface JsonScan {
  * (about 4,000 levels), and every later serialisation of it would throw.
  */
 export function scanJson(value: unknown, limit: number, key: string, maxDepth = MAX_JSON_DEPTH): JsonScan {
-  let bound = 0;
-  let hasKey = false;
-  // Nodes still to visit, each with the depth of the container it sits in.
-  const pending: unknown[] = [value];
-  const depths: number[] = [0];
+  const walk: Walk = { bound: 0, hasKey: false, key, maxDepth: Math.min(maxDepth, MAX_JSON_DEPTH) };
   // The whole value is walked even once the bound passes the limit: its depth is needed either way.
-  while (pending.length > 0) {
-    const node = pending.pop();
-    const depth = depths.pop()!;
-    if (typeof node === 'string') bound += stringBound(node.length);
-    else if (typeof node === 'number') bound += NUMBER_BOUND;
-    else if (typeof node === 'boolean' || node === null || node === undefined) bound += 5;
-    else if (depth >= maxDepth) return { fits: false, tooDeep: true, mayHaveKey: true };
-    else if (Array.isArray(node)) {
-      bound += 2 + node.length;
-      for (const item of node) {
-        pending.push(item);
-        depths.push(depth + 1);
-      }
-    } else if (typeof node === 'object' && Object.getPrototypeOf(node) === Object.prototype) {
-      bound += 2;
-      for (const name in node) {
-        bound += stringBound(name.length) + 2;
-        if (name === key) hasKey = true;
-        pending.push((node as Record<string, unknown>)[name]);
-        depths.push(depth + 1);
-      }
-    } else {
-      // Not plain JSON data: measured exactly below, and not searched.
-      bound = Infinity;
-      hasKey = true;
-    }
-  }
+  if (!measure(value, 0, walk)) return { fits: false, tooDeep: true, mayHaveKey: true };
+  const { bound, hasKey } = walk;
   if (bound <= limit) return { fits: true, tooDeep: false, mayHaveKey: hasKey };
   try {
     return { fits: jsonBytes(value) <= limit, tooDeep: false, mayHaveKey: hasKey };

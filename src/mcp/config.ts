@@ -5,6 +5,7 @@
  */
 import { inspect } from 'node:util';
 import { z } from 'zod';
+import { MAX_JSON_DEPTH } from '../core/budget.js';
 import { functionNameProblem } from '../core/tool.js';
 import { McpConfigError } from './errors.js';
 import { sanitizeNamePart } from './naming.js';
@@ -181,7 +182,7 @@ const limitsSchema = z
     catalogItems: positiveInt,
     cursorBytes: positiveInt,
     schemaBytes: positiveInt,
-    schemaDepth: positiveInt,
+    schemaDepth: z.number().int().min(1).max(MAX_JSON_DEPTH),
     descriptionBytes: positiveInt,
     serverMetadataBytes: positiveInt,
     messageBytes: positiveInt,

@@ -15,7 +15,7 @@ export interface McpLimits {
   cursorBytes: number;
   /** Largest serialised input or output schema of one published tool. Default 64 KiB. */
   schemaBytes: number;
-  /** Deepest nesting of objects and arrays in an input or output schema of one published tool. Default 128. */
+  /** Deepest nesting of objects and arrays in an input or output schema of one published tool, at most 1,000. Default 128. */
   schemaDepth: number;
   /** Longest description or title of one published tool. Default 8 KiB. */
   descriptionBytes: number;
