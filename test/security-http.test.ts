@@ -67,6 +67,14 @@ describe('bounded HTTP responses', () => {
     expect((result.modelOutput!.parts[0] as { text: string }).text).toContain('an HTTP body of 52428800 bytes');
   });
 
+  it('counts the unpacked bytes of a gzipped body, whose Content-Length tells only the packed size', async () => {
+    const { mcp } = await hostileSession();
+    const result = await mcp.call('mcp_h_gzip_bomb', {});
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'response_too_large' } } });
+    expect((result.modelOutput!.parts[0] as { text: string }).text).toContain('"h" sent an HTTP body larger than the 1048576-byte limit');
+    expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
+  });
+
   it('fails an SSE event that never ends as soon as it passes the limit, and closes the stream', async () => {
     const { mcp, log } = await hostileSession();
     const result = await mcp.call('mcp_h_endless', {}, { timeoutMs: 60_000 });

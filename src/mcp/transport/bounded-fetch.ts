@@ -171,7 +171,11 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       return rebuild(boundSse(body, messageBytes, requestId(init), error));
     }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (Number.isFinite(declared)) {
+    // fetch unpacks gzip, deflate and br itself; Content-Length then tells the packed size
+    // only, and a small body can unpack to gigabytes: such bodies are counted as they come.
+    const encoding = (response.headers.get('content-encoding') ?? '').trim().toLowerCase();
+    const unpacked = encoding !== '' && encoding !== 'identity';
+    if (Number.isFinite(declared) && !unpacked) {
       if (declared > messageBytes) {
         await body.cancel().catch(() => {});
         throw new McpResponseTooLargeError(serverId, messageBytes, `an HTTP body of ${declared} bytes`);
