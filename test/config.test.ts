@@ -214,6 +214,13 @@ describe('resolveServerConfig validation', () => {
     expectInvalid(withServer({ limits: { schemaDepth: 1001 } }), 'limits.schemaDepth');
   });
 
+  it('rejects a JWK private key that is not JSON without quoting any of it', () => {
+    const key = '{"kty":"EC","crv":"P-256","d":Qx7pSECRETdPART,"x":"a","y":"b"}';
+    const transport = { type: 'http', url: 'https://mcp.example.com/mcp', oauth: { flow: 'client_credentials', clientId: 'c', privateKey: key } };
+    const error = expectInvalid(withServer({}, transport), 'transport.oauth.privateKey', /not valid JSON/);
+    expect(error.message).not.toContain('SECRET');
+  });
+
   it('rejects timeouts outside [1, 86,400,000] ms', () => {
     expectInvalid(withServer({ timeouts: { callMs: 0 } }), 'timeouts.callMs');
     expectInvalid(withServer({ timeouts: { setupMs: 86_400_001 } }), 'timeouts.setupMs');

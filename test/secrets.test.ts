@@ -1,10 +1,13 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type McpLogger, McpToolProvider, type McpServerConfig, ToolHost } from '../src/index.js';
+import { resolveServerConfig } from '../src/mcp/config.js';
+import { redactSecrets } from '../src/mcp/redaction.js';
 import { type HttpFixture, startHttpFixture, stdioFixture } from './helpers.js';
 
 const SECRETS = {
   env: 'env-secret-7f3a9c',
+  long: 'long-env-secret-0123456789abcdef0123',
   header: 'header-secret-51be0d',
   bearer: 'bearer-secret-c0ffee',
   query: 'query-secret-9d2e11',
@@ -23,7 +26,22 @@ function expectNoSecret(text: string, where: string): void {
   for (const [kind, secret] of Object.entries(SECRETS)) {
     expect(text.includes(secret), `the ${kind} secret appears in ${where}`).toBe(false);
   }
+  // A cut through the long secret must not leave its end behind either.
+  expect(text.includes(SECRETS.long.slice(-16)), `the end of the long secret appears in ${where}`).toBe(false);
 }
+
+/**
+ * A 2025-era stdio server (hand-rolled JSON-RPC) whose tools/list fails with an error
+ * that quotes its API_KEY: a server echoing a secret back in a protocol error.
+ */
+const ECHOING_SERVER = `
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method } = JSON.parse(line);
+  if (id === undefined) return;
+  if (method === 'initialize') return send({ id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'echoing', version: '1' } } });
+  send({ id, error: { code: -32603, message: 'upstream refused key ' + process.env.API_KEY } });
+});`;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -38,7 +56,7 @@ describe('secrets', () => {
     const servers: McpServerConfig[] = [
       // A working stdio server that receives a secret in its environment.
       stdioFixture('works', 'hostile-stdio.mjs', { args: ['env'], env: { API_KEY: SECRETS.env } }),
-      // A stdio server that prints its secret to stderr and dies.
+      // A stdio server that prints its secret to stderr and dies; its stderr is logged too.
       {
         id: 'leaky',
         transport: {
@@ -46,7 +64,24 @@ describe('secrets', () => {
           command: process.execPath,
           args: ['-e', 'console.error("my key is " + process.env.API_KEY); process.exit(1)'],
           env: { API_KEY: SECRETS.env },
+          logStderr: true,
         },
+      },
+      // One whose stderr ends so that the error's 1,000-character excerpt would start inside the secret.
+      {
+        id: 'cut',
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', 'console.error("key " + process.env.API_KEY + "z".repeat(983)); process.exit(1)'],
+          env: { API_KEY: SECRETS.long },
+        },
+      },
+      // One that quotes its secret in a tools/list error.
+      {
+        id: 'echoing',
+        lifecycle: 'initialize',
+        transport: { type: 'stdio', command: process.execPath, args: ['-e', ECHOING_SERVER], env: { API_KEY: SECRETS.env } },
       },
       // An HTTP server whose endpoint redirects; the request carried every kind of secret.
       {
@@ -67,12 +102,19 @@ describe('secrets', () => {
     const failures: unknown[] = [];
     await provider.refresh().catch((error: unknown) => failures.push(error));
     await provider.addServer({ ...servers[1]!, id: 'leaky2' }).catch((error: unknown) => failures.push(error));
-    expect(failures).toHaveLength(2);
+    // The error init() throws for a required server that echoes its secret.
+    const strict = new McpToolProvider({ servers: [{ ...servers[3]!, required: true }], logger });
+    cleanups.push(() => strict.close());
+    await strict.init().catch((error: unknown) => failures.push(error));
+    expect(failures).toHaveLength(3);
     const call = await host.call('mcp_works_echo', { text: 'hello' });
     expect(call.isError).toBe(false);
 
     const statuses = provider.serverStatuses();
     expect(statuses.find((status) => status.id === 'leaky')?.stderrTail).toContain('my key is [REDACTED]');
+    // The server's own lines were logged, scrubbed.
+    expect(lines.some((line) => line.includes('my key is [REDACTED]'))).toBe(true);
+    expect(statuses.find((status) => status.id === 'echoing')?.lastError).toContain('upstream refused key [REDACTED]');
     for (const failure of failures) {
       expectNoSecret(inspect(failure, { depth: null }), 'an inspected error');
       expectNoSecret(String((failure as Error).message), 'an error message');
@@ -89,5 +131,19 @@ describe('secrets', () => {
     expectNoSecret(inspect(host, { depth: null }), 'the inspected host');
     expectNoSecret(JSON.stringify(provider), 'the serialised provider');
     expectNoSecret(JSON.stringify(call), 'a call result');
+  });
+});
+
+describe('redactSecrets', () => {
+  it('scrubs the credentials of a "<scheme> <credentials>" header even when a server echoes them alone', () => {
+    const config = resolveServerConfig({
+      id: 'remote',
+      transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer sk-live-0123456789' } },
+    });
+    expect(redactSecrets('token sk-live-0123456789 was revoked; sent "Bearer sk-live-0123456789"', config)).toBe(
+      'token [REDACTED] was revoked; sent "[REDACTED]"',
+    );
+    // The scheme alone is not a secret.
+    expect(redactSecrets('use a Bearer token', config)).toBe('use a Bearer token');
   });
 });

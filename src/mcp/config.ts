@@ -371,8 +371,21 @@ function validateOAuth(serverId: string, oauth: McpOAuthConfig): void {
   if (method === 'private_key_jwt' && oauth.privateKey === undefined) {
     fail(serverId, 'transport.oauth.privateKey', 'is required for private_key_jwt', 'set the PEM or JWK private key');
   }
+  if (oauth.privateKey?.trim().startsWith('{') && !isJson(oauth.privateKey)) {
+    // The parser's own message would quote a piece of the key, so it is not repeated.
+    fail(serverId, 'transport.oauth.privateKey', 'starts with "{" but is not valid JSON', 'give a JWK in JSON, or a PEM key');
+  }
   if (method !== 'private_key_jwt' && oauth.clientSecret === undefined) {
     fail(serverId, 'transport.oauth.clientSecret', `is required for ${method}`, 'set the client secret');
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

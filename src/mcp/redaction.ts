@@ -14,7 +14,7 @@ export function secretValues(config: ResolvedServerConfig): string[] {
     transport.type === 'stdio'
       ? Object.values(transport.env)
       : [
-          ...Object.values(transport.headers),
+          ...Object.values(transport.headers).flatMap(withCredentials),
           ...(transport.bearerToken === undefined ? [] : [transport.bearerToken]),
           ...(transport.oauth?.clientSecret === undefined ? [] : [transport.oauth.clientSecret]),
           ...(transport.oauth?.flow === 'client_credentials' && transport.oauth.privateKey !== undefined ? [transport.oauth.privateKey] : []),
@@ -22,6 +22,12 @@ export function secretValues(config: ResolvedServerConfig): string[] {
           ...queryValues(transport.url),
         ];
   return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+}
+
+/** A header value, and its credentials alone when it has the form `<scheme> <credentials>` (a server may echo only those). */
+function withCredentials(value: string): string[] {
+  const match = /^[A-Za-z][A-Za-z0-9+.-]*\s+(\S.*)$/.exec(value.trim());
+  return match === null ? [value] : [value, match[1]!];
 }
 
 function queryValues(url: string): string[] {
@@ -40,4 +46,19 @@ export function redactSecrets(text: string, config: ResolvedServerConfig): strin
     if (result.includes(secret)) result = result.split(secret).join(REDACTED);
   }
   return result;
+}
+
+/**
+ * `error` with every secret of `config` scrubbed from its message and stack, and from
+ * those of its causes: an error that reaches a log line, a thrown error or
+ * `util.inspect` must not carry what a server echoed back. Changes the error in place.
+ */
+export function redactError(error: Error, config: ResolvedServerConfig): Error {
+  const seen = new Set<unknown>();
+  for (let current: unknown = error; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current);
+    current.message = redactSecrets(current.message, config);
+    if (current.stack !== undefined) current.stack = redactSecrets(current.stack, config);
+  }
+  return error;
 }

@@ -12,6 +12,7 @@ import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } 
 import { isSessionExpired } from './errors-sdk.js';
 import type { ServerRegistration } from './registration.js';
 import { OperationSignal } from './deadline.js';
+import { redactError } from './redaction.js';
 import { buildRoutes, type RouteTable } from './routes.js';
 import type { McpSession, ServerMeta } from './session.js';
 
@@ -124,7 +125,7 @@ export async function refreshServers(
       }, options.signal)
       // Also reached when the caller gave up while waiting for the lock: nothing ran then.
       .catch((error: unknown) => {
-        failures.push({ serverId: registration.id, error: asError(error) });
+        failures.push({ serverId: registration.id, error: redactError(asError(error), registration.config) });
       });
     previousTurn = run;
     return run;

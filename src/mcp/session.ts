@@ -9,7 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
-import { errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
+import { asError, errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
 import type { McpLogger } from './logger.js';
 import { childEnvironment } from './transport/env.js';
@@ -17,7 +17,7 @@ import { createHttpTransport } from './transport/http.js';
 import type { McpServerAuthorizer } from './auth/authorizer.js';
 import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transport/stdio.js';
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
-import { redactSecrets } from './redaction.js';
+import { redactError, redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
 import { ListenPump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
@@ -288,6 +288,7 @@ function newTransport(config: ResolvedServerConfig, logger: McpLogger, authorize
       stderrBytes: config.limits.stderrBytes,
       logger,
       logStderr: transport.logStderr,
+      redact: (text) => redactSecrets(text, config),
     });
   }
   return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes, ...(authorizer ? { authorizer } : {}) });
@@ -380,10 +381,11 @@ const STDERR_EXCERPT_CHARS = 1_000;
 function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal, stderr: string | undefined): Error {
   if (error instanceof McpFleetError) return error;
   if (isAuthorizationError(error)) return authorizationRequired(config, error);
-  const excerpt = stderr?.trim().slice(-STDERR_EXCERPT_CHARS);
+  // Redacted before it is cut, so the cut cannot leave part of a secret unrecognised.
+  const excerpt = stderr === undefined ? undefined : redactSecrets(stderr, config).trim().slice(-STDERR_EXCERPT_CHARS);
   const tail = excerpt ? ` Its stderr ended with: ${JSON.stringify(excerpt)}` : '';
   const reason = signal.aborted ? 'set-up was cancelled or timed out (timeouts.setupMs)' : `could not be set up: ${errorMessage(error)}`;
-  return new McpConnectError(config.id, redactSecrets(`MCP server "${config.id}" ${reason}.${tail}`, config), error);
+  return new McpConnectError(config.id, redactSecrets(`MCP server "${config.id}" ${reason}.${tail}`, config), redactError(asError(error), config));
 }
 
 /**

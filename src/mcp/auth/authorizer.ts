@@ -449,7 +449,13 @@ export class McpServerAuthorizer {
 /** A private key given as PEM text, or as a JWK in JSON. */
 function parseKey(key: string): string | Record<string, unknown> {
   const trimmed = key.trim();
-  return trimmed.startsWith('{') ? (JSON.parse(trimmed) as Record<string, unknown>) : trimmed;
+  if (!trimmed.startsWith('{')) return trimmed;
+  try {
+    return JSON.parse(trimmed) as Record<string, unknown>;
+  } catch {
+    // The parser's message quotes the text around the error: a piece of the key.
+    throw new Error('oauth.privateKey starts with "{" but is not valid JSON (a JWK); give a JWK in JSON or a PEM key');
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { PassThrough, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpLogger } from '../logger.js';
@@ -30,6 +31,8 @@ export interface StdioTransportOptions {
   closeGraceMs?: number;
   logger: McpLogger;
   logStderr: boolean;
+  /** Scrubs secrets out of stderr lines before they are logged. Default: none. */
+  redact?: (text: string) => string;
 }
 
 /** Thrown (and reported) when a server writes a line over the byte limit. */
@@ -50,28 +53,43 @@ export class McpSpawnError extends Error {
   }
 }
 
-/** Keeps the last `capacity` bytes written to it. */
+/**
+ * Keeps the last `capacity` bytes written to it. Once it has dropped bytes, its text
+ * starts at the first whole line: a line cut at its start could hold the end of a
+ * secret that redaction, matching whole values, would not recognise.
+ */
 export class TailBuffer {
   private chunks: Buffer[] = [];
   private bytes = 0;
+  private dropped = false;
 
   constructor(private readonly capacity: number) {}
 
   write(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.bytes += chunk.length;
-    while (this.bytes > this.capacity && this.chunks.length > 1) this.bytes -= this.chunks.shift()!.length;
+    while (this.bytes > this.capacity && this.chunks.length > 1) {
+      this.bytes -= this.chunks.shift()!.length;
+      this.dropped = true;
+    }
     if (this.bytes > this.capacity) {
       const only = this.chunks[0]!;
       this.chunks[0] = only.subarray(only.length - this.capacity);
       this.bytes = this.capacity;
+      this.dropped = true;
     }
   }
 
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    if (!this.dropped) return text;
+    const firstWhole = text.indexOf('\n');
+    return firstWhole === -1 ? '' : text.slice(firstWhole + 1);
   }
 }
+
+/** Most characters of a stderr line held back for the log while waiting for its end. */
+const MAX_LOGGED_LINE = 8 * 1024;
 
 const TERM_WAIT_MS = 500;
 
@@ -94,6 +112,11 @@ export class StdioTransport implements Transport {
 
   private child: ChildProcess | undefined;
   private readonly stderrTail: TailBuffer;
+  /** The stderr line being logged, until its end arrives. */
+  private stderrLine = '';
+  private readonly stderrDecoder = new StringDecoder('utf8');
+  /** Set once the group of a server that exited on its own was killed and forgotten. */
+  private groupReleased = false;
   private readonly stderrStream = new PassThrough();
   private exited: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
@@ -164,6 +187,8 @@ export class StdioTransport implements Transport {
         if (this.closing === undefined && child.pid !== undefined) {
           signalGroup(child.pid, 'SIGKILL');
           untrackGroup(child.pid);
+          // Its group id is free from now on and may be reused: never signal it again.
+          this.groupReleased = true;
         }
       });
       child.once('close', () => this.fireClose());
@@ -171,12 +196,25 @@ export class StdioTransport implements Transport {
       child.stderr.on('data', (chunk: Buffer) => {
         this.stderrTail.write(chunk);
         this.stderrStream.write(chunk);
-        if (this.options.logStderr) {
-          this.options.logger.debug({ serverId: this.options.serverId, stream: 'stderr' }, chunk.toString('utf8').trimEnd());
-        }
+        if (this.options.logStderr) this.logStderrLines(chunk);
       });
       child.stdin.on('error', (error) => this.onerror?.(error));
     });
+  }
+
+  /** Logs stderr a whole line at a time, so redaction sees every secret whole. */
+  private logStderrLines(chunk: Buffer): void {
+    this.stderrLine += this.stderrDecoder.write(chunk);
+    const lines = this.stderrLine.split('\n');
+    this.stderrLine = lines.pop()!;
+    if (this.stderrLine.length > MAX_LOGGED_LINE) {
+      lines.push(this.stderrLine);
+      this.stderrLine = '';
+    }
+    const redact = this.options.redact ?? ((text: string) => text);
+    for (const line of lines) {
+      this.options.logger.debug({ serverId: this.options.serverId, stream: 'stderr' }, redact(line.trimEnd()));
+    }
   }
 
   private handleStdout(chunk: Buffer): void {
@@ -257,7 +295,7 @@ export class StdioTransport implements Transport {
     child.stdin?.end();
     await Promise.race([exited, delay(grace)]);
     // The server (or a descendant) is still there: SIGTERM the group, then SIGKILL what is left.
-    if (signalGroup(pgid, 0)) {
+    if (!this.groupReleased && signalGroup(pgid, 0)) {
       signalGroup(pgid, 'SIGTERM');
       for (let waited = 0; waited < TERM_WAIT_MS && signalGroup(pgid, 0); waited += 25) await delay(25);
       signalGroup(pgid, 'SIGKILL');
