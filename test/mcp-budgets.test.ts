@@ -148,3 +148,16 @@ describe('catalog budgets', () => {
     expect(provider.definitions()).toHaveLength(7);
   });
 });
+
+describe('call results', () => {
+  it('turns a result nested too deeply to serialise into an error result, and the session keeps working', async () => {
+    const tools = [{ name: 'deep', _fixture: { deepResult: 2_000 } }, { name: 'fine', _fixture: { deepResult: 50 } }];
+    const provider = await started(server({ FIXTURE_TOOLS: JSON.stringify(tools) }));
+    const result = await provider.call('mcp_s_deep', {});
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'result_invalid' } } });
+    expect(JSON.stringify(result)).toContain('nested deeper than 1000 levels');
+    const fine = await provider.call('mcp_s_fine', {});
+    expect(fine.isError).toBe(false);
+    expect(JSON.stringify(fine.output).length).toBeGreaterThan(100);
+  });
+});

@@ -4,6 +4,7 @@
  * failures the model should read come back the same way, as error results.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { MAX_JSON_DEPTH, scanJson } from '../core/budget.js';
 import { textPresentation } from '../core/presentation.js';
 import type { ToolOutput } from '../core/tool.js';
 import { type PresentationLimits, presentResult } from './presentation.js';
@@ -19,13 +20,28 @@ export interface McpToolEnvelope {
   isError: boolean;
 }
 
-/** The output of a completed call: the full envelope and its bounded view. */
+/** Whether `value` nests objects and arrays deeper than `MAX_JSON_DEPTH`, where serialising it would throw. */
+const nestsTooDeeply = (value: unknown): boolean => value !== undefined && scanJson(value, Number.POSITIVE_INFINITY, '').tooDeep;
+
+/**
+ * The output of a completed call: the full envelope and its bounded view. A result whose
+ * structured content or `_meta` nests deeper than `MAX_JSON_DEPTH` becomes an error
+ * result instead: a few KB of it would make every later serialisation throw.
+ */
 export function callOutput(
   serverId: string,
   remoteName: string,
   result: CallToolResult,
   limits: PresentationLimits,
-): ToolOutput<McpToolEnvelope> {
+): ToolOutput<McpToolEnvelope> | ToolOutput<Record<string, unknown>> {
+  if (nestsTooDeeply(result.structuredContent) || nestsTooDeeply(result._meta)) {
+    return callError(
+      serverId,
+      remoteName,
+      'result_invalid',
+      `MCP server "${serverId}" answered "${remoteName}" with a result nested deeper than ${MAX_JSON_DEPTH} levels; it was not kept.`,
+    );
+  }
   const isError = result.isError === true;
   const envelope: McpToolEnvelope = {
     server_id: serverId,
