@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   McpConfigError,
@@ -273,6 +275,25 @@ describe('configuration and registration', () => {
     const failure = provider.init();
     await expect(failure).rejects.toBeInstanceOf(McpServerUnavailableError);
     await expect(failure).rejects.toThrow(/Required MCP server "must"/);
+  });
+
+  it('runs start-up again on the next init() after a required server failed it, and starts background servers once', async () => {
+    const tools = join(dirname(observationLog()), 'tools.json');
+    const provider = track(
+      new McpToolProvider({
+        servers: [
+          // tools/list fails while its tools file is missing.
+          { ...stdioFixture('must', 'catalog-server.mjs', { env: { FIXTURE_TOOLS_FILE: tools } }), required: true },
+          stdioFixture('later', 'v2-server.mjs', { config: { startup: 'background' } }),
+        ],
+      }),
+    );
+    await expect(provider.init()).rejects.toBeInstanceOf(McpServerUnavailableError);
+    writeFileSync(tools, JSON.stringify([{ name: 'ready' }]));
+    await Promise.all([provider.init(), provider.init()]);
+    expect(names(provider)).toContain('mcp_must_ready');
+    await vi.waitFor(() => expect(names(provider)).toContain('mcp_later_echo'), { timeout: 10_000 });
+    await provider.init();
   });
 
   it('publishes a background server only after live discovery, without making init wait', async () => {

@@ -81,7 +81,11 @@ export class McpToolProvider implements ToolProvider {
   private readonly elicitation: McpElicitationHandler | undefined;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
+  /** Whether start-up has begun: from then on `addServer` connects a new server at once. */
   private initialised = false;
+  /** The start-up run, shared by concurrent `init()` calls; cleared when it fails, so it can be retried. */
+  private initRun: Promise<void> | undefined;
+  private backgroundStarted = false;
   private closed = false;
   private readonly background = new Set<Promise<unknown>>();
 
@@ -135,21 +139,34 @@ export class McpToolProvider implements ToolProvider {
    * Connects and lists every configured server. Eager servers are awaited: an
    * unreachable optional one is logged and skipped, a `required` one makes this throw
    * `McpServerUnavailableError` naming it. Background servers publish when ready.
+   * Concurrent calls share one start-up; once it succeeded, calling again does nothing;
+   * after it failed (or was cancelled), the next call runs it again.
    */
   async init(options: ToolProviderInitOptions = {}): Promise<void> {
     this.assertOpen();
-    if (this.initialised) return;
+    this.initRun ??= this.runInit(options.signal ?? new AbortController().signal).catch((error: unknown) => {
+      // A start-up that failed (a required server down, or cancelled) runs again on the next init().
+      this.initRun = undefined;
+      throw error;
+    });
+    return this.initRun;
+  }
+
+  private async runInit(signal: AbortSignal): Promise<void> {
     this.initialised = true;
     const registrations = [...this.registrations.values()];
     const eager = registrations.filter((registration) => registration.config.startup === 'eager');
     const background = registrations.filter((registration) => registration.config.startup === 'background');
-    const signal = options.signal ?? new AbortController().signal;
     const failures = await refreshServers(eager, this.table, { force: true, signal });
     signal.throwIfAborted();
     for (const failure of failures) {
       this.logger.warn({ serverId: failure.serverId, error: failure.error.message }, 'MCP server unavailable at start-up');
     }
-    if (background.length > 0) this.refreshInBackground(background);
+    // Eager servers publish before background ones (their names win collisions), and background ones start once.
+    if (!this.backgroundStarted && background.length > 0) {
+      this.backgroundStarted = true;
+      this.refreshInBackground(background);
+    }
     const required = failures.find((failure) => this.registrations.get(failure.serverId)?.config.required);
     // An authorization failure stays typed, so the application can run the flow and retry.
     if (required?.error instanceof McpAuthorizationRequired) throw required.error;
