@@ -403,6 +403,18 @@ describe('discovery output budget', () => {
   const big = (name: string): ToolDefinition =>
     definition(name, `Tool ${name}.`, { type: 'object', properties: { payload: { type: 'string', description: 'p'.repeat(600) } } });
 
+  it('keeps unknown names within the budget too: a few, each cut short', async () => {
+    const outputBytes = 1600;
+    const host = new ToolHost({ tools: [staticTool('small_tool')], discoveryLimits: { outputBytes } });
+    const madeUp = Array.from({ length: 40 }, (_, i) => `made_up_${i}_${'x'.repeat(2_000)}`);
+    const { result, output } = await select(host, ['small_tool', ...madeUp], 'no-such-group-'.repeat(1_000));
+    expect(names(output.tools)).toEqual(['small_tool']);
+    expect(output.unknown!.length).toBeGreaterThan(0);
+    expect(output.unknown!.every((entry) => entry.name.length <= 131)).toBe(true);
+    expect(utf8Bytes(JSON.stringify(output))).toBeLessThanOrEqual(outputBytes);
+    expect(utf8Bytes(presentationText(result.modelOutput!))).toBeLessThanOrEqual(outputBytes);
+  });
+
   it('omits whole schemas that do not fit, lists them, and keeps the output JSON within the budget', async () => {
     const outputBytes = 1600;
     const host = new ToolHost({

@@ -8,7 +8,7 @@ import { jsonBytes, KiB } from './budget.js';
 import type { ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
 import { nearMatches } from './similarity.js';
-import type { StaticTool, ToolDefinition, ToolOutput } from './tool.js';
+import { MAX_TOOL_NAME_LENGTH, type StaticTool, type ToolDefinition, type ToolOutput } from './tool.js';
 
 /** Budgets of the discovery helpers (the Anda design's defaults). */
 export interface DiscoveryLimits {
@@ -25,6 +25,8 @@ const RESERVED_BYTES = 128;
 const DEFAULT_SEARCH_RESULTS = 10;
 /** Most unknown names `tools_select` reports back. */
 const MAX_UNKNOWN_REPORTED = 16;
+/** Longest unknown name reported back (and matched against the catalog): longer than any tool name. */
+const MAX_UNKNOWN_NAME = 2 * MAX_TOOL_NAME_LENGTH;
 
 export const TOOLS_GROUPS = 'tools_groups';
 export const TOOLS_SEARCH = 'tools_search';
@@ -303,19 +305,32 @@ export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimit
         else group.members.forEach(add);
       }
       const selected: ToolDefinition[] = [];
-      const unknown: { name: string; did_you_mean: string[] }[] = [];
+      const unknownNames: string[] = [];
       for (const name of names) {
         const definition = byName.get(name.toLowerCase());
-        if (definition === undefined) unknown.push({ name, did_you_mean: nearMatches(name, byName.keys()) });
+        if (definition === undefined) unknownNames.push(name);
         else selected.push(definition);
       }
+      const result = boundedDiscovery(selected, groups, definitions.length, limits);
+      // Reported within what is left of the output budget, the first few only, each name cut
+      // short (a made-up name can be any length, and is echoed back to the model).
+      const unknown: { name: string; did_you_mean: string[] }[] = [];
+      let room = limits.outputBytes - jsonBytes(result) - '"unknown":[],'.length;
+      const report = (name: string, candidates: () => string[]): void => {
+        if (unknown.length >= MAX_UNKNOWN_REPORTED) return;
+        const cut = name.length > MAX_UNKNOWN_NAME ? `${name.slice(0, MAX_UNKNOWN_NAME)}...` : name;
+        const entry = { name: cut, did_you_mean: name.length > MAX_UNKNOWN_NAME ? [] : candidates() };
+        const size = jsonBytes(entry) + 1;
+        if (size > room) return;
+        room -= size;
+        unknown.push(entry);
+      };
+      for (const name of unknownNames) report(name, () => nearMatches(name, byName.keys()));
       if (unknownGroup !== undefined) {
         const ids = groups.map((group) => group.id);
-        unknown.push({ name: `group:${unknownGroup}`, did_you_mean: nearMatches(unknownGroup, ids).map((id) => `group:${id}`) });
+        report(`group:${unknownGroup}`, () => nearMatches(unknownGroup, ids).map((id) => `group:${id}`));
       }
-      const result = boundedDiscovery(selected, groups, definitions.length, limits);
-      // Bounded too: a model asking for many made-up names gets the first few back.
-      if (unknown.length > 0) result.unknown = unknown.slice(0, MAX_UNKNOWN_REPORTED);
+      if (unknown.length > 0) result.unknown = unknown;
       const output = ok(result);
       // Nothing at all was found: the model asked for names that do not exist.
       if (selected.length === 0) output.isError = true;
