@@ -207,7 +207,11 @@ export async function invokeTool(
     }
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
-    const cause = registration.lastSession?.failure ?? error;
+    // What the transport reported (an over-limit message) explains the call it broke, once:
+    // an HTTP session outlives it, and later failures on it have causes of their own.
+    const session = registration.lastSession;
+    const cause = session?.failure ?? error;
+    if (session !== undefined) session.failure = undefined;
     return { failure: describeFailure(registration, remoteName, cause, { timedOut: timedOut(), deadlineMs, dispatched }) };
   } finally {
     waiting?.dispose();
