@@ -75,6 +75,15 @@ describe('bounded HTTP responses', () => {
     expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
   });
 
+  it('reports a connection dropped mid-call as a disconnection the tool may have survived, and does not replay it', async () => {
+    const { mcp, log } = await hostileSession();
+    const result = await mcp.call('mcp_h_drop', {});
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'server_disconnected' } } });
+    expect(JSON.stringify(result.modelOutput)).toContain('the tool may have run');
+    expect(observed(log).filter((entry) => entry.event === 'drop-ran')).toHaveLength(1);
+    expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
+  });
+
   it('fails an SSE event that never ends as soon as it passes the limit, and closes the stream', async () => {
     const { mcp, log } = await hostileSession();
     const result = await mcp.call('mcp_h_endless', {}, { timeoutMs: 60_000 });

@@ -43,7 +43,9 @@ export function isDisconnectError(error: unknown): boolean {
   if (SdkError.isInstance(error)) {
     return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed;
   }
-  return false;
+  // fetch's own network failure (the socket closed or reset, the host unreachable): over
+  // Streamable HTTP the SDK passes it through as it is.
+  return error instanceof TypeError && error.message === 'fetch failed';
 }
 
 /** Whether the SDK gave up waiting (its abort also surfaces as a timeout). */
