@@ -63,6 +63,18 @@ describe('LineFramer', () => {
     expect(lines).toEqual(['123', '123']);
   });
 
+  it('does not count the carriage return of a CRLF toward the limit, wherever the chunks split', () => {
+    for (const chunks of [['123\r\n'], ['123\r', '\n'], ['123', '\r\n'], ['1', '2', '3', '\r', '\n']]) {
+      const { framer: f, lines } = framer(3);
+      feed(f, ...chunks);
+      expect(lines).toEqual(['123']);
+    }
+    const { framer: f } = framer(3);
+    expect(() => feed(f, '1234\r\n')).toThrow(LineTooLongError);
+    const { framer: g } = framer(3);
+    expect(() => feed(g, '1234', '\r\n')).toThrow(LineTooLongError);
+  });
+
   it('passes a line of exactly the limit split over chunks', () => {
     const { framer: f, lines } = framer(3);
     feed(f, '1', '23', '\n');
@@ -93,7 +105,9 @@ describe('LineFramer', () => {
   it('throws as soon as a pending partial line exceeds the limit, without waiting for its newline', () => {
     const { framer: f, lines } = framer(3);
     feed(f, '12');
-    expect(() => feed(f, '34')).toThrow(LineTooLongError);
+    // Four bytes may still be a 3-byte line and the \r of its CRLF; five cannot.
+    feed(f, '34');
+    expect(() => feed(f, '5')).toThrow(LineTooLongError);
     expect(() => feed(f, '\n1\n')).not.toThrow();
     expect(lines).toEqual([]);
   });

@@ -15,7 +15,7 @@ export class LineFramer {
   private pendingBytes = 0;
   private failed = false;
 
-  /** `maxLineBytes` bounds one line, newline excluded. */
+  /** `maxLineBytes` bounds one line, its `\n` or `\r\n` excluded. */
   constructor(
     private readonly maxLineBytes: number,
     private readonly onLine: (line: string) => void,
@@ -26,7 +26,8 @@ export class LineFramer {
     if (this.failed) return;
     let start = 0;
     for (let newline = chunk.indexOf(10, start); newline !== -1; newline = chunk.indexOf(10, start)) {
-      this.check(this.pendingBytes + newline - start);
+      const before = newline > start ? chunk[newline - 1] : this.pending.at(-1)?.at(-1);
+      this.check(this.pendingBytes + newline - start - (before === 13 ? 1 : 0));
       let line: string;
       if (this.pendingBytes === 0) {
         line = chunk.toString('utf8', start, newline);
@@ -41,7 +42,8 @@ export class LineFramer {
       if (line.length > 0) this.onLine(line);
     }
     if (start < chunk.length) {
-      this.check(this.pendingBytes + chunk.length - start);
+      // One byte of slack: the line's last byte may be the `\r` of a `\r\n` still to come.
+      this.check(this.pendingBytes + chunk.length - start - 1);
       this.pending.push(start === 0 ? chunk : chunk.subarray(start));
       this.pendingBytes += chunk.length - start;
     }
