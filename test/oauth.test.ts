@@ -28,8 +28,14 @@ afterAll(async () => stack.close());
 
 const providers: McpToolProvider[] = [];
 afterEach(async () => {
+  await tokenEndpoint('up');
   await Promise.all(providers.splice(0).map((provider) => provider.close()));
 });
+
+/** Makes the authorization server's token endpoint work, answer 503, or never answer. */
+const tokenEndpoint = async (state: 'up' | 'down' | 'hang') => {
+  await fetch(new URL(`/admin/token-endpoint?state=${state}`, stack.url), { method: 'POST' });
+};
 
 const CLIENT_CREDENTIALS: McpOAuthConfig = { flow: 'client_credentials', clientId: 'cc-client', clientSecret: 'cc-secret' };
 const AUTHORIZATION_CODE: McpOAuthConfig = { flow: 'authorization_code', redirectUri: 'http://127.0.0.1:9/callback' };
@@ -91,6 +97,35 @@ describe('client credentials', () => {
     expect(result.isError).toBe(false);
     expect(tokenRequests(before, 'client_credentials')).toHaveLength(1);
     expect(observed(log).slice(before).some((entry) => entry.outcome === 'insufficient-scope')).toBe(true);
+  });
+
+  it('gives up a scope step-up at the call deadline when the token endpoint never answers, and frees the server for other calls', async () => {
+    const mcp = provider({ ...CLIENT_CREDENTIALS, scopes: ['mcp:read'] });
+    await mcp.init();
+    await tokenEndpoint('hang');
+    const result = await mcp.call('mcp_api_write', {}, { timeoutMs: 1_500 });
+    expect(result).toMatchObject({ isError: true, output: { error: { code: 'timeout' } } });
+    // The gate is free again and the current token still in use, while the token request
+    // hangs on (until OAUTH_REQUEST_MS): a call that needs no more scope goes through.
+    expect((await mcp.call('mcp_api_whoami', {}, { timeoutMs: 5_000 })).isError).toBe(false);
+  });
+
+  it('keeps using a token that still works when its early renewal fails', async () => {
+    const store = new InMemoryMcpCredentialStore();
+    const first = provider(CLIENT_CREDENTIALS, { store });
+    await first.init();
+    await first.close();
+    // The token has 100 s left: inside the renewal window, but still good.
+    const key = { serverId: 'api', endpoint: stack.url };
+    const stored = (await store.load(key))!;
+    await store.save(key, { ...stored, tokens: { ...stored.tokens!, expires_at: Date.now() + 100_000 } });
+    await tokenEndpoint('down');
+    const before = mark();
+    const mcp = provider(CLIENT_CREDENTIALS, { store });
+    await mcp.init();
+    expect(observed(log).slice(before).some((entry) => entry.event === 'token-endpoint')).toBe(true);
+    expect(mcp.serverStatuses()[0]).toMatchObject({ state: 'ready' });
+    expect((await mcp.call('mcp_api_whoami', {})).isError).toBe(false);
   });
 
   it('reports wrong client credentials as an authorization error naming the server', async () => {

@@ -61,16 +61,27 @@ const MAX_STEP_UPS = 2;
  * again (the server refused before running the tool). The interactive flow records the
  * scopes for the next authorization and fails with `authorization_required`.
  */
-async function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>): Promise<T> {
+async function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>, waitSignal: () => AbortSignal): Promise<T> {
   for (let stepUps = 0; ; stepUps++) {
     try {
       return await send();
     } catch (error) {
       const authorizer = registration.authorizer;
       if (authorizer === undefined || !InsufficientScopeError.isInstance(error)) throw error;
-      if (stepUps >= MAX_STEP_UPS || !(await authorizer.stepUp(error.requiredScope))) throw error;
+      // The new token is waited for within the call's deadline and the caller's signal.
+      if (stepUps >= MAX_STEP_UPS || !(await untilAborted(authorizer.stepUp(error.requiredScope), waitSignal()))) throw error;
     }
   }
+}
+
+/** `work`, or a rejection with the signal's reason as soon as `signal` aborts (the work itself goes on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** On 2025-11-25 the client asks for a task, for tools that support one on a server that accepts them. */
@@ -154,15 +165,17 @@ export async function invokeTool(
           failure: { code: 'server_disconnected', message: `MCP server "${serverId}" was disconnected before the call started; call the tool again.` },
         };
       }
-      const remaining = Math.floor(deadlineAt - performance.now());
-      if (remaining <= 0) throw new DeadlineExceeded();
+      if (deadlineAt - performance.now() < 1) throw new DeadlineExceeded();
       dispatched = true;
       const started = context.logger === silentLogger ? 0 : performance.now();
       // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
       const interactive = registration.elicitation !== undefined && session.era === 'legacy';
       const asTask = wantsTask(registration, session, target.tool);
-      const send = () =>
-        session.track(
+      // Worked out at each send: a resend after a scope step-up has only what is left.
+      const send = () => {
+        const remaining = Math.floor(deadlineAt - performance.now());
+        if (remaining <= 0) return Promise.reject(new DeadlineExceeded());
+        return session.track(
           session.client.callTool(
             {
               name: remoteName,
@@ -180,7 +193,8 @@ export async function invokeTool(
             },
           ),
         );
-      let result = await withStepUp(registration, send);
+      };
+      let result = await withStepUp(registration, send, waitSignal);
       const task = taskHandleOf(result);
       if (task !== undefined) result = await runTask(registration, session, task, remoteName, { deadlineAt, callerSignal });
       if (context.logger !== silentLogger) {

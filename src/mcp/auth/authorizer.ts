@@ -62,6 +62,9 @@ export class McpAuthorizationCallbackError extends McpFleetError {
   }
 }
 
+/** How long before its expiry a token is no longer used when its renewal failed. */
+const STILL_VALID_MARGIN_MS = 5_000;
+
 export class McpServerAuthorizer {
   readonly key: McpCredentialKey;
   private readonly lock = new Mutex();
@@ -72,6 +75,8 @@ export class McpServerAuthorizer {
   private interactive = false;
   /** Scopes a server asked for in an `insufficient_scope` challenge, for the next authorization. */
   private stepUpScope: string | undefined;
+  /** Set while a client-credentials renewal runs: the SDK must not see the current token then. */
+  private hideTokensFromSdk = false;
   /** The bearer token each response answered, so a 401 renews only a token that is still current. */
   private readonly tokenOfResponse = new WeakMap<Response, string>();
 
@@ -167,7 +172,7 @@ export class McpServerAuthorizer {
             },
           }
         : {}),
-      tokens: () => credentials().tokens,
+      tokens: () => (this.hideTokensFromSdk ? undefined : credentials().tokens),
       saveTokens: async (tokens: StoredOAuthTokens) => {
         const expiresIn = Number(tokens.expires_in);
         credentials().tokens = { ...tokens, ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expires_at: Date.now() + expiresIn * 1000 } : {}) };
@@ -223,6 +228,11 @@ export class McpServerAuthorizer {
     });
   }
 
+  /** Whether an access token is still inside its lifetime (with a few seconds to spare for the request). */
+  private stillValid(tokens: NonNullable<McpStoredCredentials['tokens']>): boolean {
+    return tokens.expires_at !== undefined && Date.now() < tokens.expires_at - STILL_VALID_MARGIN_MS;
+  }
+
   /** Whether stored tokens must be renewed before use. */
   private expiring(tokens: McpStoredCredentials['tokens']): boolean {
     if (tokens?.expires_at === undefined) return false;
@@ -244,7 +254,9 @@ export class McpServerAuthorizer {
         if (this.oauth.flow === 'authorization_code' && tokens?.refresh_token === undefined) {
           throw new McpAuthorizationRequired(this.serverId);
         }
-        if (this.oauth.flow === 'client_credentials') delete this.credentials!.tokens;
+        // The SDK asks for a new client-credentials token only when it sees none; the current
+        // one stays in place for the calls made meanwhile (and if the renewal fails).
+        this.hideTokensFromSdk = this.oauth.flow === 'client_credentials';
         const scope = challenge.scope ?? this.requestedScope();
         let result: 'AUTHORIZED' | 'REDIRECT';
         try {
@@ -260,6 +272,7 @@ export class McpServerAuthorizer {
         }
         if (result !== 'AUTHORIZED') throw new McpAuthorizationRequired(this.serverId);
       } finally {
+        this.hideTokensFromSdk = false;
         await release?.();
       }
     });
@@ -270,12 +283,22 @@ export class McpServerAuthorizer {
     return {
       token: async () => {
         const { tokens } = await this.current();
-        if (tokens?.access_token === undefined) {
-          // Without any grant an interactive server needs a person; say so before touching the network.
-          if (this.oauth.flow === 'authorization_code') throw new McpAuthorizationRequired(this.serverId);
-          await this.renew(undefined);
-        } else if (this.expiring(tokens)) {
-          await this.renew(tokens.access_token);
+        // Without any grant an interactive server needs a person; say so before touching the network.
+        if (tokens?.access_token === undefined && this.oauth.flow === 'authorization_code') throw new McpAuthorizationRequired(this.serverId);
+        if (tokens?.access_token === undefined || this.expiring(tokens)) {
+          try {
+            await this.renew(tokens?.access_token);
+          } catch (error) {
+            // Renewal starts before expiry: while the token still works, a failed renewal
+            // (the authorization server down for a moment) does not stop the calls yet.
+            const current = this.credentials?.tokens;
+            if (current?.access_token === undefined || !this.stillValid(current)) throw error;
+            this.options.logger.warn(
+              { serverId: this.serverId, error: errorMessage(error) },
+              'OAuth token renewal failed; the current token is used until it expires',
+            );
+            return current.access_token;
+          }
         }
         return this.credentials?.tokens?.access_token;
       },

@@ -186,3 +186,15 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     return rebuild(await readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body')));
   };
 }
+
+/**
+ * `fetch` with a deadline on each request (the response headers and body alike), for
+ * requests nothing else bounds: the OAuth requests made while the authorizer holds its
+ * renewal lock, which every call to the server then waits for.
+ */
+export function timedFetch(fetch: FetchLike, timeoutMs: number): FetchLike {
+  return (url, init) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    return fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  };
+}
