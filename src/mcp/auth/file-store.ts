@@ -5,7 +5,7 @@
  * same grant at once.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { sanitizeNamePart } from '../naming.js';
@@ -20,7 +20,10 @@ import {
 export interface FileMcpCredentialStoreOptions {
   /** The folder holding the files; created (0700) if missing. */
   directory: string;
-  /** A lock older than this is taken to be left by a crashed process and removed. Default 30,000 ms. */
+  /**
+   * A lock not refreshed for this long is taken to be left by a crashed process and
+   * removed (a live holder refreshes it every third of this). Default 30,000 ms.
+   */
   staleLockMs?: number;
   /** Longest wait for a lock before giving up. Default 60,000 ms. */
   lockTimeoutMs?: number;
@@ -72,7 +75,14 @@ export class FileMcpCredentialStore implements McpCredentialStore {
     const file = this.fileOf(key);
     const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(temporary, JSON.stringify({ key, credentials }), { mode: 0o600, flag: 'wx' });
+      const handle = await open(temporary, 'wx', 0o600);
+      try {
+        await handle.writeFile(JSON.stringify({ key, credentials }));
+        // On disk before the rename: after a power loss the file is the old grant or the new one, never empty.
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(temporary, file);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -84,38 +94,72 @@ export class FileMcpCredentialStore implements McpCredentialStore {
     await rm(this.fileOf(key), { force: true });
   }
 
-  /** An exclusive lock file per key (`<file>.lock`), shared by every process using the folder. */
+  /**
+   * An exclusive lock file per key (`<file>.lock`), shared by every process using the
+   * folder. It holds a token of its holder, who keeps it fresh while holding it and
+   * removes it on release only if it is still its own.
+   */
   async acquireRefreshGuard(key: McpCredentialKey): Promise<McpRefreshGuardRelease> {
     await this.ensureDirectory();
     const lock = `${this.fileOf(key)}.lock`;
+    const token = `${process.pid} ${randomBytes(8).toString('hex')}`;
     const deadline = Date.now() + this.lockTimeoutMs;
     for (;;) {
       try {
         const handle = await open(lock, 'wx', 0o600);
-        await handle.writeFile(`${process.pid}\n`);
+        await handle.writeFile(`${token}\n`);
         await handle.close();
-        let released = false;
-        return async () => {
-          if (released) return;
-          released = true;
-          await unlink(lock).catch(() => {});
-        };
+        return this.holding(lock, token);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const age = await stat(lock).then(
-        (info) => Date.now() - info.mtimeMs,
-        () => 0,
-      );
-      if (age > this.staleLockMs) {
-        await unlink(lock).catch(() => {});
-        continue;
-      }
+      if (await this.removeIfStale(lock)) continue;
       if (Date.now() > deadline) {
         throw new Error(`Timed out waiting for the credential lock of MCP server "${key.serverId}" (${lock}).`);
       }
       await sleep(LOCK_POLL_MS);
     }
+  }
+
+  /** The release of a held lock; meanwhile its time is refreshed, so a slow holder is never taken for a crashed one. */
+  private holding(lock: string, token: string): McpRefreshGuardRelease {
+    const heartbeat = setInterval(() => {
+      const now = new Date();
+      void utimes(lock, now, now).catch(() => {});
+    }, this.staleLockMs / 3);
+    heartbeat.unref();
+    let released = false;
+    return async () => {
+      if (released) return;
+      released = true;
+      clearInterval(heartbeat);
+      const holder = await readFile(lock, 'utf8').catch(() => '');
+      if (holder.trim() === token) await unlink(lock).catch(() => {});
+    };
+  }
+
+  /**
+   * Removes a lock whose holder stopped refreshing it (it crashed); `true` when the lock
+   * may be free now. The lock is first moved aside and checked to be the stale one, so
+   * two waiters cannot both remove it, one of them a fresh lock taken meanwhile.
+   */
+  private async removeIfStale(lock: string): Promise<boolean> {
+    const seen = await stat(lock).catch(() => undefined);
+    if (seen === undefined) return true;
+    if (Date.now() - seen.mtimeMs <= this.staleLockMs) return false;
+    const aside = `${lock}.${randomBytes(6).toString('hex')}.stale`;
+    try {
+      await rename(lock, aside);
+    } catch {
+      return true;
+    }
+    const moved = await stat(aside).catch(() => undefined);
+    if (moved?.ino !== seen.ino) {
+      // A fresh lock replaced the stale one before the move: give it back.
+      await link(aside, lock).catch(() => {});
+    }
+    await unlink(aside).catch(() => {});
+    return moved?.ino === seen.ino;
   }
 
   [inspect.custom](): string {
