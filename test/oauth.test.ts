@@ -173,6 +173,8 @@ describe('authorization code with PKCE, no browser', () => {
       const mcp = provider({ ...AUTHORIZATION_CODE, redirectUri: listener.redirectUri });
       await mcp.init();
       const redirect = await followAuthorization(await mcp.beginAuthorization('api'));
+      // A stray request to the callback path (no code, no error) does not end the wait.
+      expect((await fetch(listener.redirectUri)).status).toBe(400);
       // The browser (through the tunnel) reaches the listener.
       expect((await fetch(redirect)).status).toBe(200);
       await mcp.completeAuthorization('api', await listener.redirect);

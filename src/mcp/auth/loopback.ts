@@ -44,6 +44,12 @@ export async function startOAuthCallbackListener(options: OAuthCallbackListenerO
       res.writeHead(404).end();
       return;
     }
+    // Only an authorization response (a code, or an error) ends the wait: any local page or
+    // process could reach this port, and a stray request must not end the flow.
+    if (!url.searchParams.has('code') && !url.searchParams.has('error')) {
+      res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' }).end('Not an authorization response.');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE);
     settle(url.href);
     void close();
