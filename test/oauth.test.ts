@@ -248,6 +248,25 @@ describe('authorization code with PKCE, no browser', () => {
     expect((await mcp.call('mcp_api_write', {})).isError).toBe(false);
   });
 
+  it('never puts back a refresh token another process has rotated, when it starts an authorization', async () => {
+    const store = new InMemoryMcpCredentialStore();
+    const a = provider(AUTHORIZATION_CODE, { store });
+    await a.init();
+    await authorize(a);
+    const b = provider(AUTHORIZATION_CODE, { store });
+    await b.init();
+    const key = { serverId: 'api', endpoint: stack.url };
+    const before = (await store.load(key))!.tokens!.refresh_token;
+    // b's token stops working; b renews, and the authorization server rotates the refresh token.
+    await expireTokens();
+    expect((await b.call('mcp_api_whoami', {})).isError).toBe(false);
+    const rotated = (await store.load(key))!.tokens!.refresh_token;
+    expect(rotated).not.toBe(before);
+    // a (still holding the old grant in memory) starts a re-consent, which saves discovery state.
+    await a.beginAuthorization('api');
+    expect((await store.load(key))!.tokens!.refresh_token).toBe(rotated);
+  });
+
   it('signs out with clearCredentials: the next call needs authorization again', async () => {
     const mcp = provider(AUTHORIZATION_CODE);
     await mcp.init();

@@ -101,8 +101,19 @@ export class McpServerAuthorizer {
     return this.credentials;
   }
 
-  private async persist(): Promise<void> {
-    await this.options.store.save(this.key, this.credentials ?? {});
+  /**
+   * Saves `fields` of the credentials, merged into what the store holds now: another
+   * process may have rotated the tokens meanwhile, and saving the whole object from
+   * memory would put its old refresh token back. (Memory catches up on the next re-read.)
+   */
+  private async persist(fields: readonly (keyof McpStoredCredentials)[]): Promise<void> {
+    const mine = this.credentials ?? {};
+    const merged: McpStoredCredentials = { ...((await this.options.store.load(this.key)) ?? {}) };
+    for (const field of fields) {
+      if (mine[field] === undefined) delete merged[field];
+      else (merged as Record<string, unknown>)[field] = mine[field];
+    }
+    await this.options.store.save(this.key, merged);
   }
 
   /** Re-reads the store: another process may have renewed the grant. */
@@ -168,7 +179,7 @@ export class McpServerAuthorizer {
         ? {
             saveClientInformation: async (information: StoredOAuthClientInformation) => {
               credentials().client = information;
-              await this.persist();
+              await this.persist(['client']);
             },
           }
         : {}),
@@ -176,7 +187,7 @@ export class McpServerAuthorizer {
       saveTokens: async (tokens: StoredOAuthTokens) => {
         const expiresIn = Number(tokens.expires_in);
         credentials().tokens = { ...tokens, ...(Number.isFinite(expiresIn) && expiresIn > 0 ? { expires_at: Date.now() + expiresIn * 1000 } : {}) };
-        await this.persist();
+        await this.persist(['tokens']);
       },
       redirectToAuthorization: (url: URL) => {
         if (!this.interactive) throw new McpAuthorizationRequired(this.serverId);
@@ -206,11 +217,11 @@ export class McpServerAuthorizer {
         if (what === 'all' || what === 'client') delete stored.client;
         if (what === 'all' || what === 'discovery') delete stored.discovery;
         if (what === 'all' || what === 'verifier') delete this.pending?.codeVerifier;
-        await this.persist();
+        await this.persist(what === 'all' ? ['tokens', 'client', 'discovery'] : what === 'verifier' ? [] : [what]);
       },
       saveDiscoveryState: async (state: OAuthDiscoveryState) => {
         credentials().discovery = state;
-        await this.persist();
+        await this.persist(['discovery']);
       },
       discoveryState: () => credentials().discovery,
     };
@@ -245,12 +256,18 @@ export class McpServerAuthorizer {
    * failed or is expiring. Single-flight in this process (a mutex) and across processes
    * (the store's refresh guard); the grant is re-read under the guard.
    */
-  private renew(staleToken: string | undefined, challenge: { resourceMetadataUrl?: URL; scope?: string } = {}): Promise<void> {
+  private renew(
+    staleToken: string | undefined,
+    challenge: { resourceMetadataUrl?: URL; scope?: string } = {},
+    options: { rediscover?: boolean } = {},
+  ): Promise<void> {
     return this.lock.run(async () => {
       const release = await this.options.store.acquireRefreshGuard?.(this.key);
       try {
         const { tokens } = await this.reload();
         if (tokens?.access_token !== undefined && tokens.access_token !== staleToken && !this.expiring(tokens)) return;
+        // After the re-read, or the stored metadata would come straight back.
+        if (options.rediscover === true) delete this.credentials!.discovery;
         if (this.oauth.flow === 'authorization_code' && tokens?.refresh_token === undefined) {
           throw new McpAuthorizationRequired(this.serverId);
         }
@@ -305,11 +322,11 @@ export class McpServerAuthorizer {
       onUnauthorized: async (context: UnauthorizedContext) => {
         const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(context.response);
         // A 401 may mean the server moved to another authorization server: discover again.
-        if (this.credentials !== undefined) delete this.credentials.discovery;
-        await this.renew(this.tokenOfResponse.get(context.response), {
-          ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
-          ...(scope === undefined ? {} : { scope }),
-        });
+        await this.renew(
+          this.tokenOfResponse.get(context.response),
+          { ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }), ...(scope === undefined ? {} : { scope }) },
+          { rediscover: true },
+        );
       },
     };
   }
