@@ -87,7 +87,8 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** On 2025-11-25 the client asks for a task, for tools that support one on a server that accepts them. */
 function wantsTask(registration: ServerRegistration, session: McpSession, tool: Tool | undefined): boolean {
   if (registration.config.tasks === undefined || session.era !== 'legacy') return false;
-  const support = (tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport;
+  // `undefined` for a tool the catalog does not publish (callServerTool may name any tool).
+  const support = (tool as { execution?: { taskSupport?: unknown } } | undefined)?.execution?.taskSupport;
   const accepts = (session.capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } }).tasks?.requests?.tools?.call;
   return (support === 'optional' || support === 'required') && accepts !== undefined;
 }
@@ -183,7 +184,10 @@ export async function invokeTool(
               ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
             },
             {
-              ...(callerSignal === undefined ? {} : { signal: callerSignal }),
+              // With elicitation on, the SDK hands this signal to the prompts a round opens: it must
+              // carry the deadline and the server's removal too. Otherwise the caller's is enough
+              // (the deadline travels as maxTotalTimeout) and the common path creates no signal.
+              ...(registration.elicitation !== undefined ? { signal: waitSignal() } : callerSignal === undefined ? {} : { signal: callerSignal }),
               timeout: interactive ? remaining : Math.min(timeouts.requestMs, remaining),
               // Server progress resets the per-request timeout, never the logical-call deadline.
               resetTimeoutOnProgress: true,
@@ -196,7 +200,8 @@ export async function invokeTool(
       };
       let result = await withStepUp(registration, send, waitSignal);
       const task = taskHandleOf(result);
-      if (task !== undefined) result = await runTask(registration, session, task, remoteName, { deadlineAt, callerSignal });
+      // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
+      if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));
       if (context.logger !== silentLogger) {
         context.logger.debug(
           { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
