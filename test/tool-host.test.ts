@@ -478,3 +478,74 @@ describe('ToolSession', () => {
     expect(provider.calls).toEqual([{ name: 'tool_00', args: { value: 'x' } }]);
   });
 });
+
+describe('ToolHost robustness', () => {
+  /** A provider that fails on demand, in listing or in calling. */
+  class FaultyProvider extends FakeProvider {
+    failList: Error | undefined;
+    failCall: Error | undefined;
+    failInit = 0;
+    override definitions(): ToolDefinition[] {
+      if (this.failList !== undefined) throw this.failList;
+      return super.definitions();
+    }
+    override call(name: string, args: unknown): Promise<ToolOutput> {
+      return this.failCall === undefined ? super.call(name, args) : Promise.reject(this.failCall);
+    }
+    override init(): Promise<void> {
+      return this.failInit-- > 0 ? Promise.reject(new Error('not yet')) : super.init();
+    }
+  }
+
+  it('ends a static tool at the call\'s timeoutMs with a timeout result, and rejects on abort', async () => {
+    const slow = staticTool('slow', [], () => new Promise<ToolOutput>(() => {}));
+    const host = new ToolHost({ tools: [slow], discovery: false });
+    const result = await host.call('slow', {}, { timeoutMs: 50 });
+    expect(result.isError).toBe(true);
+    expect(errorOf(result)).toMatchObject({ code: 'timeout', message: 'Tool "slow" did not finish within 50 ms (timeoutMs).' });
+    const controller = new AbortController();
+    const call = host.call('slow', {}, { signal: controller.signal });
+    controller.abort(new Error('user left'));
+    await expect(call).rejects.toThrow('user left');
+  });
+
+  it('keeps the other tools when one provider throws, and turns a throwing call into an error result', async () => {
+    const reported: string[] = [];
+    const faulty = new FaultyProvider('faulty', [definition('broken_tool')]);
+    const healthy = new FakeProvider('healthy', [definition('fine_tool')]);
+    const host = new ToolHost({ tools: [staticTool('local')], providers: [faulty, healthy], onProviderError: (provider) => reported.push(provider) });
+    faulty.failCall = new Error('boom');
+    const failed = await host.call('broken_tool', {});
+    expect(failed.isError).toBe(true);
+    expect(errorOf(failed)).toMatchObject({ code: 'tool_failed', message: 'Tool "broken_tool" failed in provider "faulty": boom' });
+    faulty.failList = new Error('listing broke');
+    expect(host.definitions().map((each) => each.name)).toEqual(expect.arrayContaining(['local', 'fine_tool']));
+    expect(host.definitions().map((each) => each.name)).not.toContain('broken_tool');
+    expect(reported).toContain('faulty');
+    expect((await host.call('fine_tool', {})).isError).toBe(false);
+  });
+
+  it('runs init again after a provider failed it, initialising each static tool once', async () => {
+    const events: string[] = [];
+    const faulty = new FaultyProvider('later', [definition('later_tool')], [], events);
+    faulty.failInit = 1;
+    const host = new ToolHost({ tools: [staticTool('local', events)], providers: [faulty], discovery: false });
+    await expect(host.init()).rejects.toThrow('not yet');
+    await Promise.all([host.init(), host.init()]);
+    expect(events.filter((event) => event === 'init:local')).toHaveLength(1);
+    expect(events.filter((event) => event === 'init:later')).toHaveLength(1);
+  });
+
+  it('checks discoveryLimits, ignoring fields left undefined', () => {
+    expect(() => new ToolHost({ discoveryLimits: { outputBytes: -5 } })).toThrow(/discoveryLimits.outputBytes must be an integer of at least 1024/);
+    expect(() => new ToolHost({ discoveryLimits: { searchLimit: Number.NaN } })).toThrow(ToolHostError);
+    expect(() => new ToolHost({ discoveryLimits: { outputBytes: undefined, searchLimit: 8 } })).not.toThrow();
+  });
+
+  it('cuts a long unknown tool name short in its not-found result', async () => {
+    const host = new ToolHost({ tools: [staticTool('local')] });
+    const result = await host.call(`made_up_${'x'.repeat(200_000)}`, {});
+    expect(errorOf(result).code).toBe('tool_not_found');
+    expect(jsonBytes(result.output)).toBeLessThan(1_000);
+  });
+});

@@ -9,6 +9,7 @@ import { textPresentation } from './presentation.js';
 import type { ToolProvider } from './provider.js';
 import { nearMatches } from './similarity.js';
 import {
+  MAX_TOOL_NAME_LENGTH,
   functionNameProblem,
   type StaticTool,
   type ToolCallOptions,
@@ -24,8 +25,13 @@ export interface ToolHostOptions {
   providers?: ToolProvider[];
   /** Register `tools_groups`, `tools_search` and `tools_select`. Default `true`. */
   discovery?: boolean;
-  /** Budgets of the discovery helpers. Default: 256 KiB per output, 64 search results. */
+  /** Budgets of the discovery helpers. Default: 256 KiB per output, 64 search results. Checked: invalid values throw `ToolHostError`. */
   discoveryLimits?: Partial<DiscoveryLimits>;
+  /**
+   * Told when a provider throws while listing its tools; that provider's tools are left
+   * out of that listing and the others are unaffected. Default: one `console.warn` line.
+   */
+  onProviderError?: (provider: string, error: unknown) => void;
 }
 
 /** Thrown by `ToolHost` for a programming error such as a duplicate or invalid tool name. */
@@ -47,6 +53,47 @@ export function toolError(code: string, message: string, details: Record<string,
   };
 }
 
+/** A static tool that did not finish within the call's `timeoutMs`. */
+class StaticToolTimeout extends Error {}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * `work`, bounded by the call's `timeoutMs` and `signal`: a static tool that outlives
+ * them gets no say in the result (it may go on; it was given the signal).
+ */
+function withinDeadline<T>(work: Promise<T>, name: string, options: ToolCallOptions): Promise<T> {
+  const { signal, timeoutMs } = options;
+  if (signal === undefined && timeoutMs === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as every abort in the host rejects with
+    const onAbort = (): void => reject(abortError(signal!));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      timeoutMs === undefined ? undefined : setTimeout(() => reject(new StaticToolTimeout(`Tool "${name}" did not finish within ${timeoutMs} ms (timeoutMs).`)), timeoutMs);
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+/** The host's discovery limits: the defaults, with every given field checked. */
+function checkedDiscoveryLimits(given: Partial<DiscoveryLimits> | undefined): DiscoveryLimits {
+  const limits = { ...DEFAULT_DISCOVERY_LIMITS };
+  for (const [field, min] of [['outputBytes', 1024], ['searchLimit', 1]] as const) {
+    const value = given?.[field];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < min) {
+      throw new ToolHostError('invalid_option', `discoveryLimits.${field} must be an integer of at least ${min}, got ${String(value)}.`);
+    }
+    limits[field] = value;
+  }
+  return limits;
+}
+
 function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
@@ -56,10 +103,16 @@ export class ToolHost {
   private readonly providers: ToolProvider[] = [];
   private readonly discoveryLimits: DiscoveryLimits;
   private initialised = false;
+  /** Static tools whose `init` has run: once each, even when `init()` runs again after a failure. */
+  private readonly initialisedStatics = new Set<StaticTool>();
+  private initRun: Promise<void> | undefined;
   private closed = false;
+  private readonly onProviderError: (provider: string, error: unknown) => void;
 
   constructor(options: ToolHostOptions = {}) {
-    this.discoveryLimits = { ...DEFAULT_DISCOVERY_LIMITS, ...options.discoveryLimits };
+    this.discoveryLimits = checkedDiscoveryLimits(options.discoveryLimits);
+    this.onProviderError =
+      options.onProviderError ?? ((provider, error) => console.warn(`Tool provider "${provider}" failed to list its tools: ${errorText(error)}`));
     for (const tool of options.tools ?? []) this.addTool(tool);
     if (options.discovery ?? true) {
       for (const tool of discoveryTools(this, this.discoveryLimits)) this.addTool(tool);
@@ -84,12 +137,25 @@ export class ToolHost {
     this.providers.push(provider);
   }
 
-  /** Initialises static tools first, then each provider in registration order. */
+  /**
+   * Initialises static tools first (each once), then each provider in registration
+   * order. Concurrent calls share one run; after a failure the next call runs again.
+   */
   async init(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.initialised) return;
+    this.initRun ??= this.runInit(options).catch((error: unknown) => {
+      this.initRun = undefined;
+      throw error;
+    });
+    return this.initRun;
+  }
+
+  private async runInit(options: { signal?: AbortSignal }): Promise<void> {
     for (const tool of this.statics.values()) {
       options.signal?.throwIfAborted();
+      if (this.initialisedStatics.has(tool)) continue;
       await tool.init?.(options);
+      this.initialisedStatics.add(tool);
     }
     for (const provider of this.providers) {
       options.signal?.throwIfAborted();
@@ -111,7 +177,7 @@ export class ToolHost {
     const result = Array.from(this.statics.values(), (tool) => tool.definition);
     const seen = new Set(this.statics.keys());
     for (const provider of this.providers) {
-      for (const definition of provider.definitions()) {
+      for (const definition of this.definitionsOf(provider)) {
         const key = definition.name.toLowerCase();
         if (seen.has(key)) continue;
         seen.add(key);
@@ -119,6 +185,20 @@ export class ToolHost {
       }
     }
     return result;
+  }
+
+  /** A provider's definitions; one that throws is left out (and reported), so it cannot take the others down. */
+  private definitionsOf(provider: ToolProvider): ToolDefinition[] {
+    return this.guarded(provider, () => provider.definitions());
+  }
+
+  private guarded<T>(provider: ToolProvider, list: () => T[]): T[] {
+    try {
+      return list();
+    } catch (error) {
+      this.onProviderError(provider.name, error);
+      return [];
+    }
   }
 
   /** The capability groups, with members normalised against the visible definitions. */
@@ -139,7 +219,7 @@ export class ToolHost {
     // Provider members count only when this provider is the one that routes the name.
     const owners = this.owners();
     for (const provider of this.providers) {
-      for (const group of provider.groups()) {
+      for (const group of this.guarded(provider, () => provider.groups())) {
         raw.push({ ...group, members: group.members.filter((member) => owners.get(member.toLowerCase()) === provider) });
       }
     }
@@ -152,7 +232,7 @@ export class ToolHost {
   private owners(): Map<string, ToolProvider> {
     const owners = new Map<string, ToolProvider>();
     for (const provider of this.providers) {
-      for (const definition of provider.definitions()) {
+      for (const definition of this.definitionsOf(provider)) {
         const key = definition.name.toLowerCase();
         if (!this.statics.has(key) && !owners.has(key)) owners.set(key, provider);
       }
@@ -180,22 +260,31 @@ export class ToolHost {
     const tool = this.statics.get(key);
     if (tool !== undefined) {
       try {
-        return await tool.call(args as Record<string, unknown>, options);
+        return await withinDeadline(Promise.resolve().then(() => tool.call(args as Record<string, unknown>, options)), key, options);
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
-        const message = error instanceof Error ? error.message : String(error);
-        return toolError('tool_failed', `Tool "${key}" failed: ${message}`, { tool: key });
+        if (error instanceof StaticToolTimeout) return toolError('timeout', error.message, { tool: key });
+        return toolError('tool_failed', `Tool "${key}" failed: ${errorText(error)}`, { tool: key });
       }
     }
     for (const provider of this.providers) {
-      if (provider.has(key)) return provider.call(key, args, options);
+      if (!provider.has(key)) continue;
+      try {
+        return await provider.call(key, args, options);
+      } catch (error) {
+        // Only the caller's abort rejects; a provider that throws gives an error result.
+        if (signal?.aborted) throw abortError(signal);
+        return toolError('tool_failed', `Tool "${key}" failed in provider "${provider.name}": ${errorText(error)}`, { tool: key });
+      }
     }
     const suggestions = nearMatches(key, this.definitions().map((definition) => definition.name));
     const hint =
       suggestions.length > 0
         ? ` Did you mean: ${suggestions.join(', ')}?`
         : ' Use tools_search or tools_groups to find available tools.';
-    return toolError('tool_not_found', `Tool "${name}" was not found.${hint}`, { tool: name, did_you_mean: suggestions });
+    // A made-up name can be any length, and is echoed back to the model: cut it short.
+    const shown = name.length > 2 * MAX_TOOL_NAME_LENGTH ? `${name.slice(0, 2 * MAX_TOOL_NAME_LENGTH)}...` : name;
+    return toolError('tool_not_found', `Tool "${shown}" was not found.${hint}`, { tool: shown, did_you_mean: suggestions });
   }
 
   /**
