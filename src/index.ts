@@ -11,7 +11,7 @@ export { isToolPresentation, presentationText, textPresentation, toolPresentatio
 export type { ToolGroup } from './core/group.js';
 export type { ToolProvider, ToolProviderInitOptions } from './core/provider.js';
 export { ToolHost, ToolHostError, toolError, type ToolHostOptions } from './core/host.js';
-export { ToolSession, type ToolSessionOptions } from './core/session.js';
+export { ToolSession, type ToolSessionHost, type ToolSessionOptions } from './core/session.js';
 export {
   DEFAULT_DISCOVERY_LIMITS,
   DISCOVERY_TOOL_NAMES,

@@ -407,12 +407,17 @@ describe('ToolSession', () => {
     expect(session.discovered()).toEqual([]);
   });
 
-  it('merges at most 16 definitions from one output', async () => {
+  it('makes every tool of a selected group callable, but merges at most 16 results of one search', async () => {
+    const all = Array.from({ length: 20 }, (_, i) => `tool_${String(i).padStart(2, '0')}`);
     const { host } = catalogHost(20);
-    const session = host.session();
-    const result = await session.call('tools_select', { tools: [], group: 'p:all' });
-    expect((result.output as { tools: unknown[] }).tools).toHaveLength(20);
-    expect(session.discovered()).toEqual(Array.from({ length: 16 }, (_, i) => `tool_${String(i).padStart(2, '0')}`));
+    const selecting = host.session();
+    const selected = await selecting.call('tools_select', { tools: [], group: 'p:all' });
+    expect((selected.output as { tools: unknown[] }).tools).toHaveLength(20);
+    expect(selecting.discovered()).toEqual(all);
+    const searching = host.session();
+    const found = await searching.call('tools_search', { query: 'tool', limit: 20 });
+    expect((found.output as { tools: unknown[] }).tools).toHaveLength(20);
+    expect(searching.discovered()).toHaveLength(16);
   });
 
   it('evicts the least recently discovered tools beyond maxDefinitions, and refreshes a rediscovered one', async () => {

@@ -80,7 +80,8 @@ const SEARCH_DEFINITION: ToolDefinition = {
   name: TOOLS_SEARCH,
   description:
     'Search the available tools by name, title and description. Returns the matching tool definitions with their ' +
-    'full parameter schemas and the groups they belong to. Query "*" lists every tool name and description without schemas.',
+    'full parameter schemas and the groups they belong to. Query "*" lists tool names and descriptions without schemas, ' +
+    'the first 64 (total_tools says how many there are; tools_groups browses them by group).',
   parameters: {
     type: 'object',
     properties: {

@@ -18,8 +18,11 @@ export interface ToolSessionOptions {
   maxBytes?: number;
 }
 
-/** Most definitions accepted from one discovery output, so one call cannot flush the set. */
-const MAX_MERGED_PER_OUTPUT = 16;
+/**
+ * Most definitions one `tools_search` adds, so one ranked guess cannot flush the set. A
+ * `tools_select` adds all it returns: the model asked for those (a whole group included).
+ */
+const MAX_MERGED_PER_SEARCH = 16;
 
 /** What a session needs from its host. */
 export interface ToolSessionHost {
@@ -77,15 +80,17 @@ export class ToolSession {
     // A wildcard search lists names and descriptions only: nothing to remember.
     const query = (args as { query?: unknown } | null | undefined)?.query;
     const wildcard = key === TOOLS_SEARCH && typeof query === 'string' && query.trim() === '*';
-    if ((key === TOOLS_SELECT || key === TOOLS_SEARCH) && !result.isError && !wildcard) this.remember(result.output);
+    if ((key === TOOLS_SELECT || key === TOOLS_SEARCH) && !result.isError && !wildcard) {
+      this.remember(result.output, key === TOOLS_SEARCH ? MAX_MERGED_PER_SEARCH : Number.POSITIVE_INFINITY);
+    }
     return result;
   }
 
-  private remember(output: unknown): void {
+  private remember(output: unknown, most: number): void {
     const tools = (output as { tools?: unknown } | undefined)?.tools;
     if (!Array.isArray(tools)) return;
     const names: string[] = [];
-    for (const tool of tools.slice(0, MAX_MERGED_PER_OUTPUT)) {
+    for (const tool of tools.slice(0, most)) {
       const name = (tool as { name?: unknown }).name;
       if (typeof name === 'string') names.push(name.toLowerCase());
     }
