@@ -202,6 +202,14 @@ describe('tasks', () => {
       expect(events(log, 'tasks-get').length).toBeGreaterThan(0);
     });
 
+    it(`returns the result of a task that is already completed when its handle arrives (${era})`, async () => {
+      const log = observationLog();
+      const provider = await started([taskServer(lifecycle, log)]);
+      const result = await provider.call('mcp_t_instant', {});
+      expect(result.isError).toBe(false);
+      expect(text(result)).toBe('done at once');
+    });
+
     it(`returns a tool error inside a completed task as an error result (${era})`, async () => {
       const provider = await started([taskServer(lifecycle, observationLog())]);
       const result = await provider.call('mcp_t_tool_error', {});

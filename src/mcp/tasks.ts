@@ -95,7 +95,9 @@ export async function awaitTask(session: McpSession, handle: TaskHandle, options
   let finished = false;
   try {
     for (;;) {
-      if (status === 'completed' || status === 'failed' || status === 'cancelled') break;
+      // On 2026-07-28 the result comes with tasks/get (there is no tasks/result), so a handle
+      // that is already completed is still polled once.
+      if ((status === 'completed' && handle.era !== 'modern') || status === 'failed' || status === 'cancelled') break;
       if (status === 'input_required') {
         throw new McpTaskError('task_input_required', `${describe} asked for input this host cannot give inside a task; it was cancelled.`);
       }
