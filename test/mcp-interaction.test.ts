@@ -69,6 +69,17 @@ describe('elicitation, on both protocol eras', () => {
       expect(text(await provider.call('mcp_i_confirm', {}))).toBe('declined');
     });
 
+    it(`declines an accepted answer that does not fit the form, instead of failing the call (${era})`, async () => {
+      for (const content of [{ proceed: 'definitely' }, { proceed: true, extra: 'not a field' }, { proceed: { nested: true } }]) {
+        // A handler written in plain JavaScript, or typed loosely, can answer anything.
+        const { handler } = person(() => Promise.resolve({ action: 'accept', content: content as unknown as Record<string, boolean> }));
+        const provider = await started([interactive(lifecycle)], handler);
+        const result = await provider.call('mcp_i_confirm', {});
+        expect(result.isError).toBe(false);
+        expect(text(result)).toBe('declined');
+      }
+    });
+
     it(`declines when the handler throws, and the session stays usable (${era})`, async () => {
       const { handler } = person(() => Promise.reject(new Error('the UI crashed')));
       const provider = await started([interactive(lifecycle)], handler);

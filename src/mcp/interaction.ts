@@ -69,9 +69,40 @@ function typedRequest(params: Record<string, unknown>): McpElicitationRequest {
   return { mode: 'form', message, requestedSchema: params.requestedSchema as McpFormElicitation['requestedSchema'] };
 }
 
+/** One value checked against a property of a form's schema (string, number, integer, boolean, enum). */
+function valueProblem(name: string, value: unknown, property: unknown): string | undefined {
+  const { type, enum: choices } = (property ?? {}) as { type?: unknown; enum?: unknown };
+  if (Array.isArray(choices) && !choices.includes(value)) return `"${name}" is not one of its choices`;
+  const fits =
+    type === 'string' ? typeof value === 'string'
+    : type === 'number' ? typeof value === 'number' && Number.isFinite(value)
+    : type === 'integer' ? Number.isInteger(value)
+    : type === 'boolean' ? typeof value === 'boolean'
+    : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  return fits ? undefined : `"${name}" is not a ${typeof type === 'string' ? type : 'primitive value'}`;
+}
+
+/**
+ * What is wrong with accepted form content, or `undefined`: it must be an object of the
+ * schema's properties only, each a value of its type (or among its choices). Content the
+ * protocol cannot carry would otherwise fail the whole call.
+ */
+export function formContentProblem(content: unknown, schema: McpFormElicitation['requestedSchema'] | undefined): string | undefined {
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return 'the content is not an object';
+  const properties = schema?.properties ?? {};
+  for (const [name, value] of Object.entries(content)) {
+    if (!Object.hasOwn(properties, name)) return `"${name}" is not a field of the form`;
+    const problem = valueProblem(name, value, properties[name]);
+    if (problem !== undefined) return problem;
+  }
+  // Fields left out are the server's to judge (defaults fill some in, SEP-1034).
+  return undefined;
+}
+
 /**
  * Answers one elicitation through the handler, bounded by `timeoutMs` and `signal`. A
- * failure, a timeout or a malformed answer becomes a decline.
+ * failure, a timeout or a malformed answer (accepted form content that does not fit the
+ * requested schema included) becomes a decline.
  */
 export async function elicit(
   handler: McpElicitationHandler,
@@ -91,6 +122,10 @@ export async function elicit(
     ]);
     if (answer?.action !== 'accept' && answer?.action !== 'decline' && answer?.action !== 'cancel') {
       throw new Error('the handler answered without a valid action');
+    }
+    if (answer.action === 'accept' && params.mode !== 'url') {
+      const problem = formContentProblem(answer.content ?? {}, params.requestedSchema as McpFormElicitation['requestedSchema'] | undefined);
+      if (problem !== undefined) throw new Error(`the handler's answer does not fit the form: ${problem}`);
     }
     return answer.action === 'accept' && answer.content !== undefined ? { action: 'accept', content: answer.content } : { action: answer.action };
   } catch (error) {
