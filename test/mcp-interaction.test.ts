@@ -282,6 +282,28 @@ describe('tasks', () => {
     });
   }
 
+  for (const lifecycle of ['discover', 'initialize'] as const) {
+    it(`finishes a task call already polling when its session is retired (disconnectServer, ${lifecycle})`, async () => {
+      const log = observationLog();
+      const provider = await started([taskServer(lifecycle, log)]);
+      const call = provider.call('mcp_t_slow', { ms: 800 });
+      await vi.waitFor(() => expect(events(log, 'tasks-get').length).toBeGreaterThan(0));
+      await provider.disconnectServer('t');
+      const result = await call;
+      expect(result.isError).toBe(false);
+      expect(text(result)).toBe('done after 800 ms');
+    });
+  }
+
+  it('calls a tool the catalog does not publish on a 2025 server with tasks on, without a task', async () => {
+    const log = observationLog();
+    const provider = await started([taskServer('initialize', log, { exclude: ['sync'] })]);
+    expect(provider.definitions().map((definition) => definition.name)).not.toContain('mcp_t_sync');
+    const result = await provider.callServerTool('t', 'sync');
+    expect(result.isError).not.toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: 'sync answer' }]);
+  });
+
   it('clamps a 1 ms poll interval to 250 ms', async () => {
     const log = observationLog();
     const provider = await started([taskServer('discover', log)]);
