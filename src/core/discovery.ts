@@ -8,7 +8,7 @@ import { jsonBytes, KiB } from './budget.js';
 import type { ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
 import { nearMatches } from './similarity.js';
-import { MAX_TOOL_NAME_LENGTH, type StaticTool, type ToolDefinition, type ToolOutput } from './tool.js';
+import { echoedName, type StaticTool, type ToolDefinition, type ToolOutput } from './tool.js';
 
 /** Budgets of the discovery helpers (the Anda design's defaults). */
 export interface DiscoveryLimits {
@@ -25,8 +25,6 @@ const RESERVED_BYTES = 128;
 const DEFAULT_SEARCH_RESULTS = 10;
 /** Most unknown names `tools_select` reports back. */
 const MAX_UNKNOWN_REPORTED = 16;
-/** Longest unknown name reported back (and matched against the catalog): longer than any tool name. */
-const MAX_UNKNOWN_NAME = 2 * MAX_TOOL_NAME_LENGTH;
 
 export const TOOLS_GROUPS = 'tools_groups';
 export const TOOLS_SEARCH = 'tools_search';
@@ -319,8 +317,9 @@ export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimit
       let room = limits.outputBytes - jsonBytes(result) - '"unknown":[],'.length;
       const report = (name: string, candidates: () => string[]): void => {
         if (unknown.length >= MAX_UNKNOWN_REPORTED) return;
-        const cut = name.length > MAX_UNKNOWN_NAME ? `${name.slice(0, MAX_UNKNOWN_NAME)}...` : name;
-        const entry = { name: cut, did_you_mean: name.length > MAX_UNKNOWN_NAME ? [] : candidates() };
+        const cut = echoedName(name);
+        // A name too long to be a tool's is not matched against the catalog either.
+        const entry = { name: cut, did_you_mean: cut === name ? candidates() : [] };
         const size = jsonBytes(entry) + 1;
         if (size > room) return;
         room -= size;

@@ -8,8 +8,9 @@ import { normaliseGroups, type ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
 import type { ToolProvider } from './provider.js';
 import { nearMatches } from './similarity.js';
+import { waitBounded } from './wait.js';
 import {
-  MAX_TOOL_NAME_LENGTH,
+  echoedName,
   functionNameProblem,
   type StaticTool,
   type ToolCallOptions,
@@ -58,26 +59,6 @@ class StaticToolTimeout extends Error {}
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * `work`, bounded by the call's `timeoutMs` and `signal`: a static tool that outlives
- * them gets no say in the result (it may go on; it was given the signal).
- */
-function withinDeadline<T>(work: Promise<T>, name: string, options: ToolCallOptions): Promise<T> {
-  const { signal, timeoutMs } = options;
-  if (signal === undefined && timeoutMs === undefined) return work;
-  return new Promise<T>((resolve, reject) => {
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as every abort in the host rejects with
-    const onAbort = (): void => reject(abortError(signal!));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer =
-      timeoutMs === undefined ? undefined : setTimeout(() => reject(new StaticToolTimeout(`Tool "${name}" did not finish within ${timeoutMs} ms (timeoutMs).`)), timeoutMs);
-    work.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    });
-  });
 }
 
 /** The host's discovery limits: the defaults, with every given field checked. */
@@ -260,7 +241,11 @@ export class ToolHost {
     const tool = this.statics.get(key);
     if (tool !== undefined) {
       try {
-        return await withinDeadline(Promise.resolve().then(() => tool.call(args as Record<string, unknown>, options)), key, options);
+        // A static tool that outlives the call's timeoutMs or signal gets no say in the result.
+        return await waitBounded(Promise.resolve().then(() => tool.call(args as Record<string, unknown>, options)), {
+          ...options,
+          timeoutError: () => new StaticToolTimeout(`Tool "${key}" did not finish within ${options.timeoutMs} ms (timeoutMs).`),
+        });
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
         if (error instanceof StaticToolTimeout) return toolError('timeout', error.message, { tool: key });
@@ -282,8 +267,7 @@ export class ToolHost {
       suggestions.length > 0
         ? ` Did you mean: ${suggestions.join(', ')}?`
         : ' Use tools_search or tools_groups to find available tools.';
-    // A made-up name can be any length, and is echoed back to the model: cut it short.
-    const shown = name.length > 2 * MAX_TOOL_NAME_LENGTH ? `${name.slice(0, 2 * MAX_TOOL_NAME_LENGTH)}...` : name;
+    const shown = echoedName(name);
     return toolError('tool_not_found', `Tool "${shown}" was not found.${hint}`, { tool: shown, did_you_mean: suggestions });
   }
 

@@ -71,6 +71,15 @@ const FUNCTION_NAME = /^[a-z][a-z0-9_-]*$/;
 export const MAX_TOOL_NAME_LENGTH = 64;
 
 /**
+ * A name as echoed back to the model in an error or a report: a made-up name can be any
+ * length, so it is cut to twice the longest tool name.
+ */
+export function echoedName(name: string): string {
+  const most = 2 * MAX_TOOL_NAME_LENGTH;
+  return name.length > most ? `${name.slice(0, most)}...` : name;
+}
+
+/**
  * Why `name` is not a valid model-facing tool name, or `undefined` when it is.
  * Valid: lowercase ASCII letter first, then `[a-z0-9_-]`, 1 to 64 characters.
  */

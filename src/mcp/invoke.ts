@@ -5,6 +5,7 @@
  * describe a failure in words the model (or the application) can act on. A call is
  * never replayed after a transport failure.
  */
+import { waitBounded } from '../core/wait.js';
 import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../core/tool.js';
 import { McpCatalogError } from './catalog.js';
@@ -69,19 +70,9 @@ async function withStepUp<T>(registration: ServerRegistration, send: () => Promi
       const authorizer = registration.authorizer;
       if (authorizer === undefined || !InsufficientScopeError.isInstance(error)) throw error;
       // The new token is waited for within the call's deadline and the caller's signal.
-      if (stepUps >= MAX_STEP_UPS || !(await untilAborted(authorizer.stepUp(error.requiredScope), waitSignal()))) throw error;
+      if (stepUps >= MAX_STEP_UPS || !(await waitBounded(authorizer.stepUp(error.requiredScope), { signal: waitSignal() }))) throw error;
     }
   }
-}
-
-/** `work`, or a rejection with the signal's reason as soon as `signal` aborts (the work itself goes on). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** On 2025-11-25 the client asks for a task, for tools that support one on a server that accepts them. */
