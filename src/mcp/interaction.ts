@@ -5,6 +5,7 @@
  * servers that opt in: the application owns the UI, consent and validation. A handler
  * that throws or runs out of time declines, and the session goes on.
  */
+import { isJsonObject } from '../core/json.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import { errorMessage } from './errors.js';
 import type { McpLogger } from './logger.js';
@@ -87,8 +88,8 @@ function valueProblem(name: string, value: unknown, property: unknown): string |
  * schema's properties only, each a value of its type (or among its choices). Content the
  * protocol cannot carry would otherwise fail the whole call.
  */
-export function formContentProblem(content: unknown, schema: McpFormElicitation['requestedSchema'] | undefined): string | undefined {
-  if (typeof content !== 'object' || content === null || Array.isArray(content)) return 'the content is not an object';
+function formContentProblem(content: unknown, schema: McpFormElicitation['requestedSchema'] | undefined): string | undefined {
+  if (!isJsonObject(content)) return 'the content is not an object';
   const properties = schema?.properties ?? {};
   for (const [name, value] of Object.entries(content)) {
     if (!Object.hasOwn(properties, name)) return `"${name}" is not a field of the form`;

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { MAX_JSON_DEPTH, scanJson } from '../core/budget.js';
+import { isJsonObject } from '../core/json.js';
 import { textPresentation } from '../core/presentation.js';
 import type { ToolOutput } from '../core/tool.js';
 import { type PresentationLimits, presentResult } from './presentation.js';
@@ -20,12 +21,11 @@ export interface McpToolEnvelope {
   isError: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): boolean => typeof value === 'string';
 
 /** What the model view relies on in one content block, or `undefined` when it holds. */
 function blockProblem(block: unknown): string | undefined {
-  if (!isObject(block) || !isString(block.type)) return 'a content block without a string "type"';
+  if (!isJsonObject(block) || !isString(block.type)) return 'a content block without a string "type"';
   switch (block.type) {
     case 'text':
       return isString(block.text) ? undefined : 'a text block without a string "text"';
@@ -33,7 +33,7 @@ function blockProblem(block: unknown): string | undefined {
     case 'audio':
       return isString(block.data) && isString(block.mimeType) ? undefined : `an ${block.type} block without string "data" and "mimeType"`;
     case 'resource':
-      return isObject(block.resource) && isString(block.resource.uri) ? undefined : 'a resource block without a "resource.uri"';
+      return isJsonObject(block.resource) && isString(block.resource.uri) ? undefined : 'a resource block without a "resource.uri"';
     case 'resource_link':
       return isString(block.uri) ? undefined : 'a resource_link block without a string "uri"';
     default:
@@ -42,13 +42,16 @@ function blockProblem(block: unknown): string | undefined {
 }
 
 /**
- * What is wrong with a result's shape, or `undefined`. The SDK checks direct answers;
- * results fetched for a task (tasks/get, tasks/result) reach the host unchecked.
+ * What is wrong with a result, or `undefined`. The SDK checks the shape of direct
+ * answers; results fetched for a task (tasks/get, tasks/result) reach the host unchecked.
+ * Nesting deeper than `MAX_JSON_DEPTH` anywhere is wrong too: every later serialisation
+ * of such a result would throw.
  */
 function resultProblem(result: unknown): string | undefined {
-  if (!isObject(result)) return 'not an object';
+  if (!isJsonObject(result)) return 'not an object';
+  if (scanJson(result, Number.POSITIVE_INFINITY, '').tooDeep) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
   if (result.content !== undefined && !Array.isArray(result.content)) return '"content" is not a list';
-  if (result.structuredContent !== undefined && !isObject(result.structuredContent)) return '"structuredContent" is not an object';
+  if (result.structuredContent !== undefined && !isJsonObject(result.structuredContent)) return '"structuredContent" is not an object';
   for (const block of (result.content as unknown[] | undefined) ?? []) {
     const problem = blockProblem(block);
     if (problem !== undefined) return problem;
@@ -56,14 +59,9 @@ function resultProblem(result: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether `value` nests objects and arrays deeper than `MAX_JSON_DEPTH`, where serialising it would throw. */
-const nestsTooDeeply = (value: unknown): boolean => value !== undefined && scanJson(value, Number.POSITIVE_INFINITY, '').tooDeep;
-
 /**
- * The output of a completed call: the full envelope and its bounded view. A result that
- * nests deeper than `MAX_JSON_DEPTH` anywhere (structured content, `_meta`, a content
- * block) becomes an error result instead: a few KB of it would make every later
- * serialisation throw.
+ * The output of a completed call: the full envelope and its bounded view. A result the
+ * view cannot rely on (see `resultProblem`) becomes a `result_invalid` error result.
  */
 export function callOutput(
   serverId: string,
@@ -74,14 +72,6 @@ export function callOutput(
   const problem = resultProblem(result);
   if (problem !== undefined) {
     return callError(serverId, remoteName, 'result_invalid', `MCP server "${serverId}" answered "${remoteName}" with an invalid result: ${problem}.`);
-  }
-  if (nestsTooDeeply(result)) {
-    return callError(
-      serverId,
-      remoteName,
-      'result_invalid',
-      `MCP server "${serverId}" answered "${remoteName}" with a result nested deeper than ${MAX_JSON_DEPTH} levels; it was not kept.`,
-    );
   }
   const isError = result.isError === true;
   const envelope: McpToolEnvelope = {

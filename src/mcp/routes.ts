@@ -174,12 +174,9 @@ export class RouteTable {
 
   /** Every published definition, by server id, then by name. */
   definitions(): ToolDefinition[] {
-    if (this.definitionsCache === undefined) {
-      this.definitionsCache = [];
-      for (const serverId of [...this.byServer.keys()].sort()) {
-        for (const route of this.byServer.get(serverId)!) this.definitionsCache.push(route.definition);
-      }
-    }
+    this.definitionsCache ??= [...this.byServer.keys()]
+      .sort()
+      .flatMap((serverId) => this.byServer.get(serverId)!.map((route) => route.definition));
     return this.definitionsCache;
   }
 
