@@ -30,6 +30,11 @@ function expectNoSecret(text: string, where: string): void {
   expect(text.includes(SECRETS.long.slice(-16)), `the end of the long secret appears in ${where}`).toBe(false);
 }
 
+/** A stdio transport running `script` with `apiKey` as its API_KEY. */
+function scriptServer(script: string, apiKey: string) {
+  return { type: 'stdio' as const, command: process.execPath, args: ['-e', script], env: { API_KEY: apiKey } };
+}
+
 /**
  * A 2025-era stdio server (hand-rolled JSON-RPC) whose tools/list fails with an error
  * that quotes its API_KEY: a server echoing a secret back in a protocol error.
@@ -57,32 +62,11 @@ describe('secrets', () => {
       // A working stdio server that receives a secret in its environment.
       stdioFixture('works', 'hostile-stdio.mjs', { args: ['env'], env: { API_KEY: SECRETS.env } }),
       // A stdio server that prints its secret to stderr and dies; its stderr is logged too.
-      {
-        id: 'leaky',
-        transport: {
-          type: 'stdio',
-          command: process.execPath,
-          args: ['-e', 'console.error("my key is " + process.env.API_KEY); process.exit(1)'],
-          env: { API_KEY: SECRETS.env },
-          logStderr: true,
-        },
-      },
+      { id: 'leaky', transport: { ...scriptServer('console.error("my key is " + process.env.API_KEY); process.exit(1)', SECRETS.env), logStderr: true } },
       // One whose stderr ends so that the error's 1,000-character excerpt would start inside the secret.
-      {
-        id: 'cut',
-        transport: {
-          type: 'stdio',
-          command: process.execPath,
-          args: ['-e', 'console.error("key " + process.env.API_KEY + "z".repeat(983)); process.exit(1)'],
-          env: { API_KEY: SECRETS.long },
-        },
-      },
+      { id: 'cut', transport: scriptServer('console.error("key " + process.env.API_KEY + "z".repeat(983)); process.exit(1)', SECRETS.long) },
       // One that quotes its secret in a tools/list error.
-      {
-        id: 'echoing',
-        lifecycle: 'initialize',
-        transport: { type: 'stdio', command: process.execPath, args: ['-e', ECHOING_SERVER], env: { API_KEY: SECRETS.env } },
-      },
+      { id: 'echoing', lifecycle: 'initialize', transport: scriptServer(ECHOING_SERVER, SECRETS.env) },
       // An HTTP server whose endpoint redirects; the request carried every kind of secret.
       {
         id: 'remote',
