@@ -96,7 +96,16 @@ export interface McpHttpTransportConfig {
   allowInsecureHttp?: boolean;
 }
 
-export type McpTransportConfig = McpStdioTransportConfig | McpHttpTransportConfig;
+/**
+ * A legacy remote server on the HTTP+SSE transport of revision 2024-11-05: an SSE stream
+ * for the server's messages, POSTs for the client's. Same fields and bounds as `http`;
+ * the session always uses the `initialize` handshake.
+ */
+export interface McpSseTransportConfig extends Omit<McpHttpTransportConfig, 'type'> {
+  type: 'sse';
+}
+
+export type McpTransportConfig = McpStdioTransportConfig | McpHttpTransportConfig | McpSseTransportConfig;
 
 /** The tasks extension settings of a server (SEP-2663 on 2026-07-28, tasks on 2025-11-25). */
 export interface McpTasksConfig {
@@ -131,6 +140,12 @@ export interface McpServerConfig {
   resources?: boolean;
   /** Declare the tasks extension; `false` or absent disables it. Default disabled. */
   tasks?: McpTasksConfig | false;
+  /**
+   * More values to treat as secrets: redacted wherever they appear (errors, statuses,
+   * logs, stderr), like `env` and header values already are. For a token passed in
+   * `args` or a URL path. Default `[]`.
+   */
+  secrets?: string[];
 }
 
 /** A validated configuration with every default filled in. */
@@ -153,11 +168,18 @@ export interface ResolvedHttpTransport {
   allowInsecureHttp: boolean;
 }
 
+export interface ResolvedSseTransport extends Omit<ResolvedHttpTransport, 'type'> {
+  type: 'sse';
+}
+
+/** The transports reached over HTTP. */
+export type ResolvedRemoteTransport = ResolvedHttpTransport | ResolvedSseTransport;
+
 export interface ResolvedServerConfig {
   id: string;
   /** The id as it appears in model-facing names. */
   namePart: string;
-  transport: ResolvedStdioTransport | ResolvedHttpTransport;
+  transport: ResolvedStdioTransport | ResolvedRemoteTransport;
   lifecycle: McpLifecycle;
   required: boolean;
   startup: McpStartup;
@@ -169,6 +191,8 @@ export interface ResolvedServerConfig {
   elicitation: boolean;
   resources: boolean;
   tasks: { maxWaitMs: number } | undefined;
+  /** Extra secret values (`secrets`). */
+  secrets: string[];
 }
 
 export const REDACTED = '[REDACTED]';
@@ -202,6 +226,7 @@ const timeoutsSchema = z
     elicitationMs: timeoutMs,
     connectAttemptMs: timeoutMs,
     probeMs: timeoutMs,
+    closeMs: timeoutMs,
   })
   .partial();
 
@@ -242,18 +267,20 @@ const oauthSchema = z.discriminatedUnion('flow', [
   }),
 ]);
 
-const httpSchema = z.strictObject({
-  type: z.literal('http'),
+const remoteFields = {
   url: nonBlank,
   headers: stringMap.optional(),
   bearerToken: z.string().optional(),
   oauth: oauthSchema.optional(),
   allowInsecureHttp: z.boolean().optional(),
-});
+};
+
+const httpSchema = z.strictObject({ type: z.literal('http'), ...remoteFields });
+const sseSchema = z.strictObject({ type: z.literal('sse'), ...remoteFields });
 
 const serverSchema = z.strictObject({
   id: nonBlank,
-  transport: z.discriminatedUnion('type', [stdioSchema, httpSchema]),
+  transport: z.discriminatedUnion('type', [stdioSchema, httpSchema, sseSchema]),
   lifecycle: z.enum(['auto', 'discover', 'initialize']).optional(),
   required: z.boolean().optional(),
   startup: z.enum(['eager', 'background']).optional(),
@@ -265,6 +292,7 @@ const serverSchema = z.strictObject({
   elicitation: z.boolean().optional(),
   resources: z.boolean().optional(),
   tasks: z.union([z.literal(false), z.strictObject({ maxWaitMs: z.number().int().min(1000).max(MAX_TIMEOUT_MS).optional() })]).optional(),
+  secrets: z.array(z.string()).optional(),
 });
 
 /** Headers the transport owns; a configuration may not set them. */
@@ -303,7 +331,7 @@ function isLoopback(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-function validateHttp(serverId: string, transport: ResolvedHttpTransport, hasAuth: boolean): void {
+function validateHttp(serverId: string, transport: ResolvedRemoteTransport, hasAuth: boolean): void {
   let url: URL;
   try {
     url = new URL(transport.url);
@@ -416,7 +444,7 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
   if (required && startup === 'background') {
     fail(id, 'startup', 'cannot be "background" for a required server', 'make it optional or start it eagerly');
   }
-  let transport: ResolvedStdioTransport | ResolvedHttpTransport;
+  let transport: ResolvedStdioTransport | ResolvedRemoteTransport;
   if (config.transport.type === 'stdio') {
     transport = {
       type: 'stdio',
@@ -429,15 +457,19 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
     };
   } else {
     const token = config.transport.bearerToken?.trim();
-    transport = {
-      type: 'http',
+    const remote: ResolvedRemoteTransport = {
+      type: config.transport.type,
       url: config.transport.url.trim(),
       headers: { ...config.transport.headers },
       bearerToken: token === undefined || token === '' ? undefined : token,
       oauth: config.transport.oauth,
       allowInsecureHttp: config.transport.allowInsecureHttp ?? false,
     };
-    validateHttp(id, transport, transport.bearerToken !== undefined || transport.oauth !== undefined);
+    validateHttp(id, remote, remote.bearerToken !== undefined || remote.oauth !== undefined);
+    transport = remote;
+    if (remote.type === 'sse' && config.lifecycle === 'discover') {
+      fail(id, 'lifecycle', 'cannot be "discover" for an SSE server, which speaks the 2024-11-05 revision', 'use "initialize" or "auto"');
+    }
   }
   const resolved: ResolvedServerConfig = {
     id,
@@ -454,6 +486,7 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
     elicitation: config.elicitation ?? false,
     resources: config.resources ?? false,
     tasks: config.tasks === undefined || config.tasks === false ? undefined : { maxWaitMs: config.tasks.maxWaitMs ?? 300_000 },
+    secrets: [...(config.secrets ?? [])],
   };
   return withRedaction(resolved);
 }
@@ -471,7 +504,7 @@ export function redactedConfig(config: ResolvedServerConfig): Record<string, unk
           bearerToken: transport.bearerToken === undefined ? undefined : REDACTED,
           oauth: transport.oauth === undefined ? undefined : redactOAuth(transport.oauth),
         };
-  return { ...config, transport: safeTransport };
+  return { ...config, transport: safeTransport, secrets: config.secrets.map(() => REDACTED) };
 }
 
 function redactOAuth(oauth: McpOAuthConfig): McpOAuthConfig {

@@ -64,6 +64,8 @@ export interface McpTimeouts {
   connectAttemptMs: number;
   /** The `server/discover` probe of the `auto` lifecycle. Default 10 s. */
   probeMs: number;
+  /** How long a stdio server has to exit after its stdin closes, before SIGTERM and then SIGKILL. Default 2 s. */
+  closeMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: Readonly<McpTimeouts> = Object.freeze({
@@ -74,6 +76,7 @@ export const DEFAULT_TIMEOUTS: Readonly<McpTimeouts> = Object.freeze({
   elicitationMs: 300_000,
   connectAttemptMs: 45_000,
   probeMs: 10_000,
+  closeMs: 2_000,
 });
 
 export const MAX_TIMEOUT_MS = 86_400_000;

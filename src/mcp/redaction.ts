@@ -21,7 +21,7 @@ export function secretValues(config: ResolvedServerConfig): string[] {
           // Some services take an API key in the query string.
           ...queryValues(transport.url),
         ];
-  return values.filter((value) => value.length >= MIN_SECRET_LENGTH);
+  return [...values, ...config.secrets].filter((value) => value.length >= MIN_SECRET_LENGTH);
 }
 
 /** A header value, and its credentials alone when it has the form `<scheme> <credentials>` (a server may echo only those). */

@@ -286,11 +286,13 @@ function newTransport(config: ResolvedServerConfig, logger: McpLogger, authorize
       cwd: transport.cwd,
       maxLineBytes: config.limits.messageBytes,
       stderrBytes: config.limits.stderrBytes,
+      closeGraceMs: config.timeouts.closeMs,
       logger,
       logStderr: transport.logStderr,
       redact: (text) => redactSecrets(text, config),
     });
   }
+  if (transport.type === 'sse') throw new Error('the SSE transport is not implemented yet');
   return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes, ...(authorizer ? { authorizer } : {}) });
 }
 
