@@ -25,12 +25,14 @@ export {
 
 // MCP host layer
 export { McpToolCallError, McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';
+export type { McpReconnectMode, McpServerClosedEvent } from './mcp/registration.js';
 export type {
   McpAuthorizationCodeConfig,
   McpClientCredentialsConfig,
   McpHttpTransportConfig,
   McpOAuthConfig,
   McpServerConfig,
+  McpSseTransportConfig,
   McpStdioTransportConfig,
   McpTasksConfig,
   McpTransportConfig,
@@ -88,3 +90,4 @@ export type { McpResourceListener } from './mcp/resources.js';
 export type { McpCompletion, McpCompletionReference } from './mcp/prompts.js';
 export { McpOperationError } from './mcp/server-operations.js';
 export { McpTaskError } from './mcp/tasks.js';
+

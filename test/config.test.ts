@@ -53,6 +53,7 @@ describe('resolveServerConfig defaults', () => {
       elicitation: false,
       resources: false,
       tasks: undefined,
+      secrets: [],
     });
   });
 
@@ -79,6 +80,7 @@ describe('resolveServerConfig defaults', () => {
       elicitationMs: 300_000,
       connectAttemptMs: 45_000,
       probeMs: 10_000,
+      closeMs: 2_000,
     });
   });
 
@@ -192,7 +194,7 @@ describe('resolveServerConfig validation', () => {
   });
 
   it('rejects an unknown transport type', () => {
-    expectInvalid({ id: 'files', transport: { type: 'sse', url: 'https://x' } }, 'transport.type');
+    expectInvalid({ id: 'files', transport: { type: 'websocket', url: 'https://x' } }, 'transport.type');
   });
 
   it('rejects a bad lifecycle, startup and concurrency', () => {
@@ -309,6 +311,19 @@ describe('redaction', () => {
   function stdioConfig(): ResolvedServerConfig {
     return resolveServerConfig({ id: 'local', transport: { ...STDIO, env: { API_KEY: ENV_VALUE } } });
   }
+
+  it('treats the values listed in `secrets` as secrets wherever they appear in the configuration', () => {
+    const token = 'arg-token-0004';
+    const resolved = resolveServerConfig({
+      id: 'local',
+      transport: { ...STDIO, args: ['--token', token, `--url=https://x/${token}`] },
+      secrets: [token],
+    });
+    for (const text of [JSON.stringify(resolved), inspect(resolved, { depth: 5 }), JSON.stringify(redactedConfig(resolved))]) {
+      expect(text).not.toContain(token);
+    }
+    expect((redactedConfig(resolved).transport as { args: string[] }).args).toEqual(['--token', REDACTED, `--url=https://x/${REDACTED}`]);
+  });
 
   it('never shows the bearer token or header values in JSON.stringify, but shows the header names', () => {
     const resolved = httpConfig();

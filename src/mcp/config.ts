@@ -494,17 +494,30 @@ export function resolveServerConfig(input: unknown): ResolvedServerConfig {
 /** A copy of a resolved configuration with every secret value replaced by `[REDACTED]`. */
 export function redactedConfig(config: ResolvedServerConfig): Record<string, unknown> {
   const transport = config.transport;
+  const scrub = scrubber(config.secrets);
   const safeTransport =
     transport.type === 'stdio'
-      ? { ...transport, env: Object.fromEntries(Object.keys(transport.env).map((key) => [key, REDACTED])) }
+      ? {
+          ...transport,
+          command: scrub(transport.command),
+          args: transport.args.map(scrub),
+          env: Object.fromEntries(Object.keys(transport.env).map((key) => [key, REDACTED])),
+          cwd: transport.cwd === undefined ? undefined : scrub(transport.cwd),
+        }
       : {
           ...transport,
-          url: redactQuery(transport.url),
+          url: scrub(redactQuery(transport.url)),
           headers: Object.fromEntries(Object.keys(transport.headers).map((key) => [key, REDACTED])),
           bearerToken: transport.bearerToken === undefined ? undefined : REDACTED,
           oauth: transport.oauth === undefined ? undefined : redactOAuth(transport.oauth),
         };
   return { ...config, transport: safeTransport, secrets: config.secrets.map(() => REDACTED) };
+}
+
+/** Replaces every listed secret (of 4 characters or more, as in redaction.ts) where it appears in a string. */
+function scrubber(secrets: readonly string[]): (text: string) => string {
+  const values = secrets.filter((secret) => secret.length >= 4).sort((a, b) => b.length - a.length);
+  return (text) => values.reduce((result, secret) => result.split(secret).join(REDACTED), text);
 }
 
 function redactOAuth(oauth: McpOAuthConfig): McpOAuthConfig {

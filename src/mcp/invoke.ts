@@ -10,7 +10,7 @@ import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelco
 import type { ToolCallOptions } from '../core/tool.js';
 import { McpCatalogError } from './catalog.js';
 import { OperationSignal } from './deadline.js';
-import { errorMessage, McpAuthorizationRequired, McpServerRemovedError } from './errors.js';
+import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
 import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
 import { type McpLogger, silentLogger } from './logger.js';
 import { redactSecrets } from './redaction.js';
@@ -243,6 +243,8 @@ function describeFailure(
     registration.recordFailure(error instanceof McpAuthorizationRequired ? error : new McpAuthorizationRequired(serverId, undefined, error));
     return { code: 'authorization_required', message: `MCP server "${serverId}" requires authorization.` };
   }
+  // A supervised server that is down says so itself (the manager restarts it).
+  if (error instanceof McpServerUnavailableError) return { code: 'server_unavailable', message: error.message };
   if (state.timedOut) {
     const budget = state.deadlineMs < registration.config.timeouts.callMs ? "the call's timeoutMs" : 'timeouts.callMs';
     return { code: 'timeout', message: `MCP tool "${remoteName}" on server "${serverId}" did not finish within ${state.deadlineMs} ms (${budget}).` };

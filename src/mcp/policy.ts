@@ -114,4 +114,6 @@ export interface McpServerStatus {
   lastError?: string;
   /** The tail of the server's stderr (stdio only), for diagnostics. */
   stderrTail?: string;
+  /** The process id of a connected stdio server. */
+  pid?: number;
 }

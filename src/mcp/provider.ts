@@ -28,7 +28,7 @@ import {
 import { type McpLogger, silentLogger } from './logger.js';
 import type { McpServerStatus } from './policy.js';
 import { refreshServers } from './refresh.js';
-import { ServerRegistration } from './registration.js';
+import { type McpReconnectMode, type McpServerClosedEvent, type ReconnectPolicy, ServerRegistration } from './registration.js';
 import { RouteTable } from './routes.js';
 import { TOOL_PREFIX } from './naming.js';
 
@@ -48,6 +48,15 @@ export interface McpToolProviderOptions {
    * servers configured with `elicitation: true` see the capability. Default: none.
    */
   elicitation?: McpElicitationHandler;
+  /**
+   * Who reconnects a server whose connection closed on its own (a stdio child exited,
+   * a health check failed). `lazy` (default): the next call or refresh. `manual`: only
+   * `reconnectServer(id)`; until then calls get a `server_unavailable` result. For a
+   * supervisor that restarts servers with its own policy, such as `McpServerManager`.
+   */
+  reconnect?: McpReconnectMode;
+  /** Called, synchronously, when a server's connection closes without being asked to. Default: none. */
+  onServerClosed?: (event: McpServerClosedEvent) => void;
 }
 
 /** Where a model-facing MCP tool comes from. */
@@ -79,6 +88,7 @@ export class McpToolProvider implements ToolProvider {
   private readonly logger: McpLogger;
   private readonly credentialStore: McpCredentialStore;
   private readonly elicitation: McpElicitationHandler | undefined;
+  private readonly reconnectPolicy: ReconnectPolicy;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
   /** Whether start-up has begun: from then on `addServer` connects a new server at once. */
@@ -94,6 +104,7 @@ export class McpToolProvider implements ToolProvider {
     this.logger = options.logger ?? silentLogger;
     this.credentialStore = options.credentialStore ?? new InMemoryMcpCredentialStore();
     this.elicitation = options.elicitation;
+    this.reconnectPolicy = { mode: options.reconnect ?? 'lazy', onClosed: options.onServerClosed };
     this.table = new RouteTable(TOOL_PREFIX, this.logger);
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
@@ -126,7 +137,7 @@ export class McpToolProvider implements ToolProvider {
         { serverId: config.id, field: 'elicitation' },
       );
     }
-    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation);
+    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation, this.reconnectPolicy);
     this.registrations.set(config.id, registration);
     return registration;
   }
@@ -297,10 +308,37 @@ export class McpToolProvider implements ToolProvider {
     return this.registration(serverId).disconnect();
   }
 
+  /**
+   * Connects a server again, whatever the reconnect mode: retires what is left of its
+   * session, opens a new one and lists its tools (names kept). For a supervisor's restart
+   * after a crash. Throws the failure (and, in `manual` mode, the server stays down).
+   */
+  async reconnectServer(serverId: string, options: McpOperationOptions = {}): Promise<void> {
+    this.assertOpen();
+    const registration = this.registration(serverId);
+    await registration.reconnect();
+    const [failure] = await refreshServers([registration], this.table, {
+      force: true,
+      signal: options.signal ?? new AbortController().signal,
+    });
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /**
+   * Checks that a connected server still answers (`server/discover` on 2026-07-28, `ping`
+   * before), within `timeouts.probeMs`; never connects. A server that does not answer is
+   * treated like one whose connection closed (`onServerClosed`; in `manual` mode it stays
+   * down). Resolves `false` then, or when the server has no live session.
+   */
+  async checkServer(serverId: string, options: McpOperationOptions = {}): Promise<boolean> {
+    this.assertOpen();
+    return this.registration(serverId).check(options.signal);
+  }
+
   private authorizer(serverId: string) {
     const registration = this.registration(serverId);
-    if (registration.config.transport.type !== 'http') {
-      throw new McpFleetError('not_http', `MCP server "${serverId}" does not use the HTTP transport; OAuth applies only to HTTP servers.`, {
+    if (registration.config.transport.type === 'stdio') {
+      throw new McpFleetError('not_http', `MCP server "${serverId}" does not use the HTTP transport (it is a stdio server); OAuth applies only to HTTP and SSE servers.`, {
         serverId,
       });
     }
@@ -330,7 +368,8 @@ export class McpToolProvider implements ToolProvider {
   async completeAuthorization(serverId: string, redirectUrlOrCode: string, options: McpOperationOptions = {}): Promise<void> {
     const { registration, authorizer } = this.authorizer(serverId);
     await authorizer.complete(redirectUrlOrCode);
-    await registration.disconnect();
+    // A server held down by its authorization failure may connect again now.
+    await registration.reconnect();
     // Connect with the new grant and publish the server's tools now, so the caller learns at once if it works.
     const [failure] = await refreshServers([registration], this.table, {
       force: true,

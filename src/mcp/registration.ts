@@ -11,8 +11,8 @@ import type { McpElicitationHandler } from './interaction.js';
 import type { McpResourceListener } from './resources.js';
 import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
-import { errorMessage, McpServerRemovedError } from './errors.js';
-import { isAuthorizationError } from './errors-sdk.js';
+import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
+import { isAuthorizationError, isProtocolError } from './errors-sdk.js';
 import { OperationSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
@@ -22,6 +22,25 @@ import type { McpSession} from './session.js';
 import { type EraVerdict, openSession, type ServerMeta } from './session.js';
 
 let nextGeneration = 1;
+
+/**
+ * Who reconnects a server whose connection closed. `lazy`: the next call or refresh.
+ * `manual`: nobody but `reconnect()` (a supervisor owns restarts, with its own policy).
+ */
+export type McpReconnectMode = 'lazy' | 'manual';
+
+/** A server's connection closed without being asked to (a stdio child exited, a health check failed). */
+export interface McpServerClosedEvent {
+  serverId: string;
+  /** What happened, in words (`the server process exited with code 1`); secrets redacted. */
+  reason: string;
+}
+
+/** How a registration reconnects and whom it tells when its connection closes on its own. */
+export interface ReconnectPolicy {
+  mode: McpReconnectMode;
+  onClosed: ((event: McpServerClosedEvent) => void) | undefined;
+}
 
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
@@ -48,6 +67,12 @@ export class ServerRegistration {
   /** The live session or, once it has gone, the last one. */
   lastSession: McpSession | undefined;
 
+  /**
+   * Why the server may not be connected again until `reconnect()` (manual mode only): the
+   * connection closed on its own, or the last set-up failed.
+   */
+  private down: { error: unknown; reason: string } | undefined;
+
   /** Listeners of subscribed resources, by URI; subscriptions are renewed on every new session. */
   readonly resourceListeners = new Map<string, Set<McpResourceListener>>();
 
@@ -62,11 +87,12 @@ export class ServerRegistration {
     readonly logger: McpLogger,
     store: McpCredentialStore,
     elicitation?: McpElicitationHandler,
+    private readonly reconnectPolicy: ReconnectPolicy = { mode: 'lazy', onClosed: undefined },
   ) {
     this.elicitation = config.elicitation ? elicitation : undefined;
     const transport = config.transport;
     this.authorizer =
-      transport.type === 'http' && transport.oauth !== undefined
+      transport.type !== 'stdio' && transport.oauth !== undefined
         ? new McpServerAuthorizer({
             serverId: config.id,
             url: transport.url,
@@ -109,6 +135,7 @@ export class ServerRegistration {
       const current = this.liveSession();
       if (current !== undefined) return current;
       if (this.removed) throw new McpServerRemovedError(this.id);
+      if (this.down !== undefined) throw this.downError(this.down);
       const stateBefore = this.state;
       this.state = 'connecting';
       // Linked by hand and unlinked after: the removal signal lives as long as the registration.
@@ -130,8 +157,12 @@ export class ServerRegistration {
         });
       } catch (error) {
         if (this.removed) throw new McpServerRemovedError(this.id);
-        if (signal.aborted && !setup.timedOut) this.state = stateBefore;
-        else this.recordFailure(error);
+        if (signal.aborted && !setup.timedOut) {
+          this.state = stateBefore;
+        } else {
+          this.recordFailure(error);
+          if (this.reconnectPolicy.mode === 'manual') this.down = { error, reason: this.lastError ?? errorMessage(error) };
+        }
         this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
         throw error;
       } finally {
@@ -185,16 +216,79 @@ export class ServerRegistration {
     }
   }
 
+  /** The error a call or refresh meets while the server is down (manual mode). */
+  private downError(down: { error: unknown; reason: string }): Error {
+    if (isAuthorizationError(down.error) || down.error instanceof McpAuthorizationRequired) {
+      return new McpAuthorizationRequired(this.id, undefined, down.error);
+    }
+    return new McpServerUnavailableError(this.id, `MCP server "${this.id}" is not running (${down.reason}); try again later.`, down.error);
+  }
+
   private onSessionClosed(): void {
     const session = this.session;
     if (session === undefined || !session.closed) return;
     this.lastStderr = session.stderrText() ?? this.lastStderr;
     this.dirty = true;
-    if (!this.removed) this.logger.warn({ serverId: this.id }, 'MCP server connection closed; it reconnects on next use');
+    if (this.removed) return;
+    this.markClosed(redactSecrets(session.closeReason(), this.config));
+  }
+
+  /** A connection that ended on its own: recorded, reported, and (manual mode) held down until `reconnect()`. */
+  private markClosed(reason: string): void {
+    const manual = this.reconnectPolicy.mode === 'manual';
+    this.lastError = reason;
+    if (manual) {
+      this.state = 'failed';
+      this.down = { error: new Error(reason), reason };
+    }
+    this.logger.warn({ serverId: this.id, reason }, manual ? 'MCP server connection closed' : 'MCP server connection closed; it reconnects on next use');
+    try {
+      this.reconnectPolicy.onClosed?.({ serverId: this.id, reason });
+    } catch (error) {
+      this.logger.warn({ serverId: this.id, error: errorMessage(error) }, 'onServerClosed threw');
+    }
+  }
+
+  /**
+   * Checks that the live session still answers: `server/discover` on 2026-07-28, `ping`
+   * on earlier revisions, within `timeouts.probeMs`. A server that answers at all (even
+   * with an error) is alive. One that does not is treated as closed: its session is
+   * retired and, as for a crash, reported (and held down in manual mode). Resolves
+   * `false` when there is no live session or the check failed.
+   */
+  async check(signal: AbortSignal | undefined): Promise<boolean> {
+    const session = this.liveSession();
+    if (session === undefined) return false;
+    const options = { timeout: this.config.timeouts.probeMs, ...(signal === undefined ? {} : { signal }) };
+    try {
+      await session.track(session.era === 'modern' ? session.client.discover(options) : session.client.ping(options));
+      return true;
+    } catch (error) {
+      signal?.throwIfAborted();
+      // An answer, even a refusal, shows the connection works; so does a request for credentials.
+      if (isProtocolError(error) || isAuthorizationError(error)) return true;
+      if (this.session !== session || session.closed) return false;
+      this.session = undefined;
+      this.dirty = true;
+      session.retire();
+      this.markClosed(redactSecrets(`the server did not answer a health check: ${errorMessage(error)}`, this.config));
+      return false;
+    }
+  }
+
+  /**
+   * Connects again after the server went down, whatever the reconnect mode: retires what
+   * is left of the old session and lets the next set-up run. The caller then refreshes.
+   */
+  async reconnect(): Promise<void> {
+    await this.disconnect();
+    this.down = undefined;
   }
 
   /** Records a failure in the status: `authorization_required` or `failed`. */
   recordFailure(error: unknown): void {
+    // Meeting a server held down says nothing new: the status keeps why it went down.
+    if (this.down !== undefined && error instanceof McpServerUnavailableError) return;
     this.state = isAuthorizationError(error) ? 'authorization_required' : 'failed';
     this.lastError = redactSecrets(errorMessage(error), this.config);
   }
@@ -240,9 +334,11 @@ export class ServerRegistration {
     const state = this.state === 'ready' && live === undefined ? 'disconnected' : this.state;
     const session = live ?? this.lastSession;
     const stderr = live?.stderrText() ?? this.lastStderr;
+    const pid = live?.pid;
     return {
       id: this.id,
       state,
+      ...(pid === undefined ? {} : { pid }),
       ...(session?.era === undefined || session.protocolVersion === undefined
         ? {}
         : { era: session.era, protocolVersion: session.protocolVersion }),

@@ -2,8 +2,8 @@
  * One live connection to a server: a transport plus an SDK `Client`, opened with the
  * configured lifecycle. `auto` probes `server/discover` (bounded), and on any failure
  * that is not an authorization failure retries once on a fresh transport with the
- * legacy `initialize` handshake. The era verdict is remembered by the caller, so a
- * reconnect does not pay the probe again.
+ * legacy `initialize` handshake. An SSE server (2024-11-05) always gets `initialize`.
+ * The era verdict is remembered by the caller, so a reconnect does not pay the probe again.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspect } from 'node:util';
@@ -14,6 +14,7 @@ import { isAuthorizationError, isTransientError } from './errors-sdk.js';
 import type { McpLogger } from './logger.js';
 import { childEnvironment } from './transport/env.js';
 import { createHttpTransport } from './transport/http.js';
+import { SseTransport } from './transport/sse.js';
 import type { McpServerAuthorizer } from './auth/authorizer.js';
 import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transport/stdio.js';
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
@@ -253,6 +254,19 @@ export class McpSession {
     return this.transport instanceof StdioTransport ? this.transport.stderrText() : undefined;
   }
 
+  /** The process id of a stdio server's child, while it runs. */
+  get pid(): number | undefined {
+    return this.transport instanceof StdioTransport ? (this.transport.pid ?? undefined) : undefined;
+  }
+
+  /** Why the connection ended, in words, for a session that closed on its own. */
+  closeReason(): string {
+    const exit = this.transport instanceof StdioTransport ? this.transport.exitDescription() : undefined;
+    if (exit !== undefined) return `the server process ${exit}`;
+    if (this.failure !== undefined) return this.failure.message;
+    return this.transport instanceof StdioTransport ? 'the server closed its standard streams' : 'the connection closed';
+  }
+
   /** Never shows the client or transport, which hold headers and environment values. */
   [inspect.custom](): string {
     return `McpSession { serverId: ${JSON.stringify(this.serverId)}, era: ${this.era}, closed: ${this.closed} }`;
@@ -275,7 +289,12 @@ export class McpSession {
   }
 }
 
-function newTransport(config: ResolvedServerConfig, logger: McpLogger, authorizer: McpServerAuthorizer | undefined): Transport {
+function newTransport(
+  config: ResolvedServerConfig,
+  logger: McpLogger,
+  authorizer: McpServerAuthorizer | undefined,
+  signal: AbortSignal,
+): Transport {
   const transport = config.transport;
   if (transport.type === 'stdio') {
     return new StdioTransport({
@@ -292,7 +311,10 @@ function newTransport(config: ResolvedServerConfig, logger: McpLogger, authorize
       redact: (text) => redactSecrets(text, config),
     });
   }
-  if (transport.type === 'sse') throw new Error('the SSE transport is not implemented yet');
+  if (transport.type === 'sse') {
+    // The signal bounds the wait for the stream's `endpoint` event, which the SDK leaves open.
+    return new SseTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes, signal, ...(authorizer ? { authorizer } : {}) });
+  }
   return createHttpTransport({ serverId: config.id, transport, messageBytes: config.limits.messageBytes, ...(authorizer ? { authorizer } : {}) });
 }
 
@@ -307,7 +329,8 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     // Pagination is walked by the catalog itself, page by page, under its own budgets.
     listMaxPages: config.limits.catalogPages,
   });
-  const transport = newTransport(config, logger, options.authorizer);
+  const attemptSignal = AbortSignal.any([options.signal, AbortSignal.timeout(config.timeouts.connectAttemptMs)]);
+  const transport = newTransport(config, logger, options.authorizer, attemptSignal);
   installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra() });
   const session = new McpSession(client, transport, config.id);
   const handler = options.elicitation;
@@ -340,7 +363,6 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());
   }
-  const attemptSignal = AbortSignal.any([options.signal, AbortSignal.timeout(config.timeouts.connectAttemptMs)]);
   try {
     await client.connect(transport, { signal: attemptSignal, timeout: config.timeouts.connectAttemptMs, ...(prior ? { prior } : {}) });
     return session;
@@ -355,7 +377,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
 
 /** An authorization failure at set-up, saying what the application should do about it. */
 function authorizationRequired(config: ResolvedServerConfig, error: unknown): McpAuthorizationRequired {
-  const oauth = config.transport.type === 'http' ? config.transport.oauth : undefined;
+  const oauth = config.transport.type === 'stdio' ? undefined : config.transport.oauth;
   if (OAuthError.isInstance(error)) {
     const fix =
       oauth?.flow === 'client_credentials'
@@ -400,6 +422,8 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   const { config, prior } = options;
   const run = (negotiation: Negotiation, verdict: EraVerdict | undefined): Promise<McpSession> =>
     retryTransient(() => attempt(options, negotiation, verdict), (error) => isTransientError((error as Error).cause), options.signal);
+  // HTTP+SSE is the 2024-11-05 transport, which has no server/discover: never probe it, even under `auto`.
+  if (config.transport.type === 'sse') return run('legacy', undefined);
   switch (config.lifecycle) {
     case 'initialize':
       return run('legacy', undefined);

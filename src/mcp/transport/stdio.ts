@@ -119,6 +119,8 @@ export class StdioTransport implements Transport {
   private groupReleased = false;
   private readonly stderrStream = new PassThrough();
   private exited: Promise<void> | undefined;
+  /** How the child ended, once it has. */
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private closing: Promise<void> | undefined;
   private closedFired = false;
   private readonly framer: LineFramer;
@@ -147,6 +149,13 @@ export class StdioTransport implements Transport {
   /** The child's stderr, mirrored; it is drained whether or not anyone reads it. */
   get stderr(): Readable {
     return this.stderrStream;
+  }
+
+  /** How the child ended, in words (`exited with code 1`, `was killed by SIGKILL`), or `undefined` while it runs. */
+  exitDescription(): string | undefined {
+    const status = this.exitStatus;
+    if (status === undefined) return undefined;
+    return status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
   }
 
   /** The last bytes the server wrote to stderr. */
@@ -182,7 +191,8 @@ export class StdioTransport implements Transport {
         if (child.pid !== undefined) trackGroup(child.pid);
         resolve();
       });
-      child.once('exit', () => {
+      child.once('exit', (code, signal) => {
+        this.exitStatus = { code, signal };
         // A server that died on its own leaves no descendants behind (a closing session terminates them itself).
         if (this.closing === undefined && child.pid !== undefined) {
           signalGroup(child.pid, 'SIGKILL');
