@@ -22,8 +22,13 @@
  *                        target: mcp-fleet at least 10x faster.  --framing-runs 9 --framing-calls 5
  *   hostile-body-memory  memory during a 50 MiB HTTP body, each side in a fresh process;
  *                        target: bounded near the 8 MiB limit.  --memory-runs 1
+ *   fleet-start          McpServerManager.startAll of 10 stdio servers vs starting them one by
+ *                        one, beside the raw SDK connecting them concurrently; target: not
+ *                        slower than serial (approaching 1/10 with cores to spare).
+ *                        --fleet-reps 5 --fleet-servers 10 --fleet-tools 16
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { fixed } from './util.js';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { type Era, ERA_VERSION, runScenario, type ScenarioResult, type TransportKind } from './call-latency.js';
@@ -31,10 +36,11 @@ import { framingTable, runFraming } from './framing.js';
 import { hostileBodyTable, runHostileBody } from './hostile-body-memory.js';
 import { publishTable, runPublish } from './publish.js';
 import { type CatalogServer, type RefreshLatencyResult, refreshLatencyTable, runRefreshLatency } from './refresh-latency.js';
+import { fleetStartTable, runFleetStart } from './fleet-start.js';
 
 const TARGET_RATIO = 1.1;
 
-const SCENARIOS = ['call-latency', 'refresh-latency', 'publish', 'framing', 'hostile-body-memory'] as const;
+const SCENARIOS = ['call-latency', 'refresh-latency', 'publish', 'framing', 'hostile-body-memory', 'fleet-start'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function positiveInt(name: string, value: string): number {
@@ -53,6 +59,7 @@ interface Options {
   publish: { repetitions: number; servers: number; tools: number };
   framing: { runs: number; calls: number };
   memory: { runs: number };
+  fleet: { repetitions: number; servers: number; tools: number };
 }
 
 function parseOptions(): Options {
@@ -74,6 +81,9 @@ function parseOptions(): Options {
       'framing-runs': { type: 'string', default: '9' },
       'framing-calls': { type: 'string', default: '5' },
       'memory-runs': { type: 'string', default: '1' },
+      'fleet-reps': { type: 'string', default: '5' },
+      'fleet-servers': { type: 'string', default: '10' },
+      'fleet-tools': { type: 'string', default: '16' },
     },
     strict: true,
   });
@@ -113,6 +123,11 @@ function parseOptions(): Options {
     },
     framing: { runs: positiveInt('framing-runs', values['framing-runs']), calls: positiveInt('framing-calls', values['framing-calls']) },
     memory: { runs: positiveInt('memory-runs', values['memory-runs']) },
+    fleet: {
+      repetitions: positiveInt('fleet-reps', values['fleet-reps']),
+      servers: positiveInt('fleet-servers', values['fleet-servers']),
+      tools: positiveInt('fleet-tools', values['fleet-tools']),
+    },
   };
 }
 
@@ -240,6 +255,17 @@ async function main(): Promise<void> {
             `mcp-fleet limit ${result.limitBytes / (1024 * 1024)} MiB (limits.messageBytes).`,
         );
         scenarios['hostile-body-memory'] = result;
+        break;
+      }
+      case 'fleet-start': {
+        const result = await section('fleet-start', () => runFleetStart(options.fleet));
+        console.log(fleetStartTable(result));
+        console.log(
+          `${result.servers} stdio servers of ${result.toolsPerServer} tools, ${result.repetitions} repetitions, fresh processes each time; ` +
+            `ratio = median / serial median (target: concurrent <= 1.00, approaching ${fixed(1 / result.servers, 2)} with ${result.servers} cores); ` +
+            `startAll / raw SDK concurrent: ${fixed(result.vsRaw, 2)}.`,
+        );
+        scenarios['fleet-start'] = result;
         break;
       }
     }

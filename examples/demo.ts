@@ -1,15 +1,16 @@
 /**
- * The demo `npm start` runs: two bundled example MCP servers (a notebook over stdio on
- * the 2026-07-28 revision, a weather service over Streamable HTTP on the 2025 handshake)
- * become one tool catalog. It prints the capability groups, searches the catalog, calls
- * a tool from each server, shows what a model would receive, and shuts everything down.
- * No network, no API key.
+ * The demo `npm start` runs: a fleet read from `examples/mcp.json` (a notebook over stdio
+ * on the 2026-07-28 revision, with a restart policy; a weather service over Streamable
+ * HTTP on the 2025 handshake, whose URL the file takes from `${WEATHER_URL}`). It shows
+ * the statuses, the capability groups, a search, a call to each server and what a model
+ * receives; then it kills the notebook's process and shows the fleet bring it back under
+ * its restart policy, and shuts everything down. No network, no API key.
  */
 import { fileURLToPath } from 'node:url';
-import { McpToolProvider, presentationText, ToolHost, type ToolOutput } from '../src/index.js';
+import { type McpFleetServerStatus, McpServerManager, presentationText, ToolHost, type ToolOutput } from '../src/index.js';
 import { startWeatherServer } from './servers/weather-server.js';
 
-const notesServer = fileURLToPath(new URL('./servers/notes-server.ts', import.meta.url));
+const configFile = fileURLToPath(new URL('./mcp.json', import.meta.url));
 
 function show(title: string, value: unknown): void {
   console.log(`\n== ${title}`);
@@ -20,26 +21,20 @@ function modelView(result: ToolOutput): string {
   return result.modelOutput === undefined ? JSON.stringify(result.output) : presentationText(result.modelOutput);
 }
 
+function describe({ id, state, transport, protocolVersion, toolCount, pid, restartAttempts, restartDelayMs }: McpFleetServerStatus): string {
+  const details = [transport, protocolVersion && `protocol ${protocolVersion}`, `${toolCount} tools`, pid && `pid ${pid}`];
+  if (restartDelayMs !== undefined) details.push(`restart ${restartAttempts} in ${restartDelayMs} ms`);
+  return `${id}: ${state} (${details.filter(Boolean).join(', ')})`;
+}
+
 const started = Date.now();
 const weather = await startWeatherServer();
-const provider = new McpToolProvider({
-  servers: [
-    {
-      id: 'notes',
-      // Run the TypeScript example with tsx as a loader: command plus args, never a shell string.
-      transport: { type: 'stdio', command: process.execPath, args: ['--import', 'tsx', notesServer] },
-    },
-    { id: 'weather', transport: { type: 'http', url: weather.url }, lifecycle: 'initialize' },
-  ],
-});
-const host = new ToolHost({ providers: [provider] });
+const manager = await McpServerManager.fromFile(configFile, { env: { ...process.env, WEATHER_URL: weather.url } });
+const host = new ToolHost({ providers: [manager] });
 
 try {
-  await host.init();
-  show(
-    'Servers',
-    provider.serverStatuses().map(({ id, state, protocolVersion, toolCount }) => `${id}: ${state}, protocol ${protocolVersion}, ${toolCount} tools`).join('\n'),
-  );
+  await host.init(); // starts every server at once, then supervises them
+  show(`Servers of ${configFile.split(/[\\/]/).slice(-2).join('/')}`, manager.statuses().map(describe).join('\n'));
   show('What the model sees first: tools_groups', (await host.call('tools_groups', { query: '*' })).output);
 
   const search = await host.call('tools_search', { query: 'forecast', limit: 3 });
@@ -48,19 +43,30 @@ try {
 
   const forecast = await host.call('mcp_weather_get_forecast', { city: 'Lisbon', days: 2 });
   show('mcp_weather_get_forecast -> model view', modelView(forecast));
-  show('... and the audited envelope keeps the origin', {
-    server_id: (forecast.output as { server_id: string }).server_id,
-    tool: (forecast.output as { tool: string }).tool,
-    isError: forecast.isError,
-  });
-
-  const notes = await host.call('mcp_notes_search_notes', { query: 'release' });
-  show('mcp_notes_search_notes -> model view', modelView(notes));
+  show('mcp_notes_search_notes -> model view', modelView(await host.call('mcp_notes_search_notes', { query: 'release' })));
 
   const typo = await host.call('mcp_notes_serch_notes', { query: 'x' });
   show('A mistyped tool name comes back as an error the model can read', modelView(typo));
+
+  // Supervision: kill the notebook's process and watch the fleet restart it.
+  console.log('\n== Killing the notes server (SIGKILL); its restart policy brings it back');
+  const back = new Promise<void>((resolve) => {
+    const onStatus = (status: McpFleetServerStatus): void => {
+      if (status.id !== 'notes') return;
+      console.log(`  ${String(Date.now() - killedAt).padStart(5)} ms  ${describe(status)}`);
+      if (status.state === 'running') {
+        manager.off('status', onStatus);
+        resolve();
+      }
+    };
+    manager.on('status', onStatus);
+  });
+  const killedAt = Date.now();
+  process.kill(manager.status('notes').pid!, 'SIGKILL');
+  await back;
+  show('mcp_notes_search_notes after the restart', modelView(await host.call('mcp_notes_search_notes', { query: 'groceries' })));
 } finally {
-  await host.close();
+  await host.close(); // shuts the fleet down: no child process survives
   await weather.close();
 }
 console.log(`\nDone in ${Date.now() - started} ms; every server is closed.`);
