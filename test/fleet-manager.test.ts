@@ -1,6 +1,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ENV_ALLOWLIST,
@@ -13,6 +15,8 @@ import {
   ToolHost,
 } from '../src/index.js';
 import { FIXTURES, fixture, observationLog, observed, startHttpFixture, type HttpFixture } from './helpers.js';
+
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
 const managers: McpServerManager[] = [];
 const fixtures: HttpFixture[] = [];
@@ -273,6 +277,31 @@ describe('supervision', () => {
     expect(starts(log)).toHaveLength(2);
   });
 
+  it('a remote server that stops answering is noticed by the health check and restarted under its policy', async () => {
+    const remote = await httpServer();
+    const events: McpFleetServerStatus[] = [];
+    const manager = track(
+      new McpServerManager({
+        healthCheckIntervalMs: 50,
+        servers: [{ id: 'remote', transport: { type: 'http', url: remote.url }, timeouts: { probeMs: 1_000 }, restartPolicy: { initialDelayMs: 30, maxRestartAttempts: 2 } }],
+      }),
+    );
+    manager.on('status', (status) => events.push(status));
+    await manager.init();
+    await remote.close();
+    await vi.waitFor(() => expect(manager.status('remote').lastError).toMatch(/gave up after 2 restart attempts/), { timeout: 10_000 });
+    expect(stateSequence(events, 'remote')).toEqual([
+      'starting',
+      'running',
+      'crashed',
+      'restarting',
+      'failed_to_start',
+      'restarting',
+      'failed_to_start',
+    ]);
+    expect(events.find((status) => status.state === 'crashed')!.lastError).toMatch(/^the server did not answer a health check/);
+  });
+
   it('startAll starts every server at once, without waiting for one handshake before the next', async () => {
     const dir = tempDir();
     const gate = join(dir, 'gate');
@@ -364,6 +393,42 @@ describe('the registry', () => {
     expect(manager.statuses().map((status) => status.state)).toEqual(['stopped', 'stopped']);
     await manager.disableServer('off').catch(() => {});
     expect(observed(offLog).filter((entry) => entry.event === 'start')).toHaveLength(1);
+  });
+});
+
+describe('per-server operations and secrets', () => {
+  it('offers the provider operations on a running server, and refuses a stopped one', async () => {
+    const everything = { id: 'everything', resources: true, transport: { type: 'stdio' as const, command: process.execPath, args: [EVERYTHING] } };
+    const manager = track(new McpServerManager({ servers: [everything], gracePeriodMs: 500 }));
+    await expect(manager.listResources('everything')).rejects.toMatchObject({ code: 'server_not_running' });
+    await manager.startServer('everything');
+    const resources = await manager.listResources('everything');
+    expect(resources.length).toBeGreaterThan(0);
+    const read = await manager.readResource('everything', resources[0]!.uri);
+    expect(read.contents.length).toBeGreaterThan(0);
+    expect((await manager.listPrompts('everything')).length).toBeGreaterThan(0);
+    const result = await manager.callServerTool('everything', 'echo', { message: 'app' });
+    expect(JSON.stringify(result.content)).toContain('app');
+  });
+
+  it('a value expanded into args is redacted from the error of a server that prints it and dies', async () => {
+    const manager = track(
+      new McpServerManager({
+        env: { LEAKY_TOKEN: 'leaky-token-6789' },
+        servers: [
+          {
+            id: 'leaky',
+            lifecycle: 'initialize',
+            transport: { type: 'stdio', command: process.execPath, args: ['-e', 'console.error("token: " + process.argv[1]); process.exit(2)', '${LEAKY_TOKEN}'] },
+          },
+        ],
+      }),
+    );
+    const [outcome] = await manager.startAll();
+    expect(outcome!.ok).toBe(false);
+    const shown = JSON.stringify([outcome, String((outcome as { error: Error }).error), manager.statuses(), inspect(manager, { depth: 8 })]);
+    expect(shown).toContain('token: [REDACTED]');
+    expect(shown).not.toContain('leaky-token-6789');
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The provider's per-server operations (resources, prompts, completion, application tool
  * calls, OAuth), offered by the fleet on the servers the provider holds for it. The
- * provider does the work; this only refuses, with a fleet-level message, a server that
- * is not up.
+ * provider does the work; this only refuses, with a fleet-level message (a rejection, as
+ * every failure of these methods is), a server that is not up.
  */
 import { EventEmitter } from 'node:events';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
@@ -29,42 +29,42 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** The resources a server lists (needs `resources: true`). */
-  listResources(serverId: string, options?: McpOperationOptions): Promise<Resource[]> {
+  async listResources(serverId: string, options?: McpOperationOptions): Promise<Resource[]> {
     return this.provider.listResources(this.held(serverId), options);
   }
 
   /** The resource templates a server lists (needs `resources: true`). */
-  listResourceTemplates(serverId: string, options?: McpOperationOptions): Promise<ResourceTemplate[]> {
+  async listResourceTemplates(serverId: string, options?: McpOperationOptions): Promise<ResourceTemplate[]> {
     return this.provider.listResourceTemplates(this.held(serverId), options);
   }
 
   /** Reads a resource by URI (needs `resources: true`). */
-  readResource(serverId: string, uri: string, options?: McpOperationOptions): Promise<ReadResourceResult> {
+  async readResource(serverId: string, uri: string, options?: McpOperationOptions): Promise<ReadResourceResult> {
     return this.provider.readResource(this.held(serverId), uri, options);
   }
 
   /** Calls `listener(uri)` when the resource changes; kept across supervised restarts, ended when the server is stopped. */
-  subscribeResource(serverId: string, uri: string, listener: McpResourceListener, options?: McpOperationOptions): Promise<void> {
+  async subscribeResource(serverId: string, uri: string, listener: McpResourceListener, options?: McpOperationOptions): Promise<void> {
     return this.provider.subscribeResource(this.held(serverId), uri, listener, options);
   }
 
   /** Removes `listener`, or every listener of `uri`. */
-  unsubscribeResource(serverId: string, uri: string, listener?: McpResourceListener, options?: McpOperationOptions): Promise<boolean> {
+  async unsubscribeResource(serverId: string, uri: string, listener?: McpResourceListener, options?: McpOperationOptions): Promise<boolean> {
     return this.provider.unsubscribeResource(this.held(serverId), uri, listener, options);
   }
 
   /** The prompts a server offers. */
-  listPrompts(serverId: string, options?: McpOperationOptions): Promise<Prompt[]> {
+  async listPrompts(serverId: string, options?: McpOperationOptions): Promise<Prompt[]> {
     return this.provider.listPrompts(this.held(serverId), options);
   }
 
   /** A prompt with its arguments filled in. */
-  getPrompt(serverId: string, name: string, args?: Record<string, string>, options?: McpOperationOptions): Promise<GetPromptResult> {
+  async getPrompt(serverId: string, name: string, args?: Record<string, string>, options?: McpOperationOptions): Promise<GetPromptResult> {
     return this.provider.getPrompt(this.held(serverId), name, args, options);
   }
 
   /** Completion values for a prompt or resource template argument. */
-  complete(
+  async complete(
     serverId: string,
     ref: McpCompletionReference,
     argument: { name: string; value: string },
@@ -74,12 +74,12 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** Calls a server's tool by its remote name for the application (see `McpToolProvider.callServerTool`). */
-  callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
+  async callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
     return this.provider.callServerTool(this.held(serverId), remoteName, args, options);
   }
 
   /** The OAuth URL of a server that needs authorization (it stays held after failing to start for that reason). */
-  beginAuthorization(serverId: string, options?: { scopes?: string[] }): Promise<string> {
+  async beginAuthorization(serverId: string, options?: { scopes?: string[] }): Promise<string> {
     return this.provider.beginAuthorization(this.held(serverId), options);
   }
 
@@ -89,7 +89,7 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** Signs the server out: deletes its stored grant. */
-  clearCredentials(serverId: string): Promise<void> {
+  async clearCredentials(serverId: string): Promise<void> {
     return this.provider.clearCredentials(this.held(serverId));
   }
 }
