@@ -245,8 +245,9 @@ describe('supervision', () => {
     expect(crashed).toMatchObject({ restartAttempts: 1, restartDelayMs: 40 });
     const restarting = events.find((status) => status.state === 'restarting')!;
     expect(restarting.at - crashed.at).toBeGreaterThanOrEqual(38);
-    // A successful start resets the backoff.
-    expect(manager.status('flaky')).toMatchObject({ restartAttempts: 0, pid: starts(log)[1]!.pid });
+    // The backoff is reset once the restarted server has stayed up for the longest delay (100 ms).
+    expect(manager.status('flaky')).toMatchObject({ restartAttempts: 1, pid: starts(log)[1]!.pid });
+    await vi.waitFor(() => expect(manager.status('flaky').restartAttempts).toBe(0));
 
     // From now on every restart fails: 40, 80, then 100 ms (capped), and then no more.
     events.length = 0;
@@ -522,7 +523,7 @@ describe('the file', () => {
     writeFileSync(`${path}.new`, JSON.stringify({ mcpServers: { a: entry('a'), b: entry('b', 'b-renamed'), d: entry('d') } }, null, 2));
     copyFileSync(`${path}.new`, path);
     await vi.waitFor(() => expect(reloads).toHaveLength(1), { timeout: 10_000 });
-    expect(reloads[0]).toEqual({ added: ['d'], updated: ['b'], removed: ['c'] });
+    expect(reloads[0]).toEqual({ added: ['d'], updated: ['b'], removed: ['c'], failed: [] });
     await vi.waitFor(() => expect(manager.status('d').state).toBe('running'));
     expect(manager.serverIds()).toEqual(['a', 'b', 'd']);
     expect(pid('a')).toBe(before.a);

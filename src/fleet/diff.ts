@@ -31,3 +31,24 @@ export function diffFleet(current: readonly McpFleetServerConfig[], next: readon
     removed: current.filter((config) => !after.has(config.id)).map((config) => config.id),
   };
 }
+
+/**
+ * A three-way merge of server lists, for saving over a file someone else changed: per
+ * server, what the registry changed since `base` (the last time registry and file agreed)
+ * wins; what it left alone is taken from the file as it is now, so the other writer's
+ * servers, edits and removals survive. In the file's order, then the registry's additions.
+ */
+export function mergeServers(
+  base: readonly McpFleetServerConfig[],
+  ours: readonly McpFleetServerConfig[],
+  theirs: readonly McpFleetServerConfig[],
+): McpFleetServerConfig[] {
+  const byId = (list: readonly McpFleetServerConfig[]) => new Map(list.map((config) => [config.id, config]));
+  const [was, mine, now] = [byId(base), byId(ours), byId(theirs)];
+  const ids = [...new Set([...now.keys(), ...mine.keys()])];
+  return ids.flatMap((id) => {
+    const untouched = mine.get(id) === undefined ? was.get(id) === undefined : was.get(id) !== undefined && sameConfig(mine.get(id), was.get(id));
+    const chosen = untouched ? now.get(id) : mine.get(id);
+    return chosen === undefined ? [] : [chosen];
+  });
+}

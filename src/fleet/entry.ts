@@ -17,6 +17,10 @@ export class FleetEntry {
   nextRestartAt: number | undefined;
   restartDelayMs: number | undefined;
   restartTimer: NodeJS.Timeout | undefined;
+  /** Resets the backoff once a restarted server has stayed up long enough. */
+  stableTimer: NodeJS.Timeout | undefined;
+  /** Aborts the start under way, for a stop, removal or shutdown that should not wait for it. */
+  launching: AbortController | undefined;
   lastError: string | undefined;
   authorizationRequired = false;
   /** Set when the supervisor gave up on the server; cleared by the next start or stop. */
@@ -38,6 +42,12 @@ export class FleetEntry {
   /** Whether the provider holds the server (its tools may be published). */
   get registered(): boolean {
     return this.expanded !== undefined;
+  }
+
+  /** Forgets the pending reset of the backoff. */
+  cancelStable(): void {
+    if (this.stableTimer !== undefined) clearTimeout(this.stableTimer);
+    this.stableTimer = undefined;
   }
 
   /** Forgets a scheduled restart. */

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { parseEnv } from 'node:util';
 import { resolveServerConfig, type McpServerConfig } from '../mcp/config.js';
+import { waitBounded } from '../core/wait.js';
 import { McpConfigError } from '../mcp/errors.js';
 import type { McpFleetServerConfig } from './server-config.js';
 import {
@@ -40,6 +41,8 @@ export interface McpInputRequest {
   serverId: string;
   field: string;
   input: McpConfigInput;
+  /** Aborts when the start that asked is abandoned (the server stopped, the manager shut down): close the prompt then. */
+  signal?: AbortSignal;
 }
 
 /** Answers an input; `undefined` leaves it unanswered (the server then does not start). */
@@ -59,6 +62,8 @@ export interface McpExpansionContext {
   askInput: McpInputHandler | undefined;
   /** Answers already given, by input id: each input is asked once per map, reused across servers and restarts, never written anywhere. */
   answers: Map<string, string>;
+  /** Abandons the expansion (a question in flight, the env file read): it rejects with the signal's reason. Default: none. */
+  signal?: AbortSignal;
 }
 
 /** A config ready for the provider, and the values it must treat as secrets. */
@@ -112,7 +117,10 @@ async function answerInput(serverId: string, field: string, reference: McpTempla
   if (context.askInput === undefined) {
     throw configError(serverId, field, `uses ${reference.source}${about}, but nothing can ask for it; give the McpServerManager an \`inputs\` handler`);
   }
-  const answer = await ask({ serverId, field, input }, context);
+  // Only this start stops waiting; a question shared with another start goes on for it.
+  const answer = await waitBounded(ask({ serverId, field, input, ...(context.signal === undefined ? {} : { signal: context.signal }) }, context), {
+    ...(context.signal === undefined ? {} : { signal: context.signal }),
+  });
   if (answer === undefined) {
     throw configError(serverId, field, `uses ${reference.source}${about}, which was not answered; answer it when asked (the \`inputs\` handler returned no value)`);
   }
@@ -167,11 +175,18 @@ function describeReadFailure(error: unknown): string {
 }
 
 /** Reads the env file; the message shows the path as written when expanding it used a variable or an input. */
-async function readEnvFile(serverId: string, written: string, path: string, parts: readonly McpTemplatePart[]): Promise<Record<string, string>> {
+async function readEnvFile(
+  serverId: string,
+  written: string,
+  path: string,
+  parts: readonly McpTemplatePart[],
+  signal: AbortSignal | undefined,
+): Promise<Record<string, string>> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(path, { encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
   } catch (error) {
+    signal?.throwIfAborted();
     const secretPath = parts.some((part) => part.kind === 'variable' || part.kind === 'input');
     const shown = secretPath ? `${JSON.stringify(written)} (as written)` : JSON.stringify(path);
     throw configError(serverId, 'transport.envFile', `names the file ${shown}, which cannot be read (${describeReadFailure(error)}); create it or fix the path`);
@@ -212,7 +227,8 @@ export async function expandServerConfig(server: McpFleetServerConfig, context: 
   const transport = expanded.transport;
   if (transport.type === 'stdio' && transport.envFile !== undefined) {
     const path = resolve(context.workspaceFolder ?? process.cwd(), transport.envFile);
-    const fromFile = await readEnvFile(serverId, server.transport.type === 'stdio' ? server.transport.envFile! : '', path, parsed.get('transport.envFile') ?? []);
+    const written = server.transport.type === 'stdio' ? server.transport.envFile! : '';
+    const fromFile = await readEnvFile(serverId, written, path, parsed.get('transport.envFile') ?? [], context.signal);
     const env = transport.env ?? {};
     for (const [key, value] of Object.entries(fromFile)) if (!(key in env) && value !== '') state.secrets.add(value);
     transport.env = { ...fromFile, ...env };

@@ -16,6 +16,7 @@ import type { McpServerClosedEvent } from '../mcp/registration.js';
 import { sameConfig } from './diff.js';
 import type { FleetEntry } from './entry.js';
 import type { McpFleetServerConfig } from './server-config.js';
+import { resolveRestartPolicy } from './restart-policy.js';
 import { Supervisor } from './supervisor.js';
 
 export interface FleetLifecycleOptions {
@@ -24,7 +25,7 @@ export interface FleetLifecycleOptions {
   logger: McpLogger;
   healthCheckIntervalMs: number;
   /** The server's configuration with its templates expanded, as the provider takes it. */
-  expand: (entry: FleetEntry) => Promise<McpServerConfig>;
+  expand: (entry: FleetEntry, signal: AbortSignal) => Promise<McpServerConfig>;
   /** The entry's status changed. */
   changed: (entry: FleetEntry) => void;
 }
@@ -67,35 +68,58 @@ export class FleetLifecycle {
    * is `running` and its backoff is reset; on failure `failed_to_start`, and the provider
    * lets it go unless a restart is scheduled or it waits for authorization.
    */
-  async launch(entry: FleetEntry, state: 'starting' | 'restarting', signal: AbortSignal | undefined): Promise<void> {
+  async launch(entry: FleetEntry, state: 'starting' | 'restarting', callerSignal: AbortSignal | undefined): Promise<void> {
     entry.state = state;
     entry.cancelRestart();
+    entry.cancelStable();
     this.options.changed(entry);
-    const options = signal === undefined ? {} : { signal };
+    // A stop, a removal or the shutdown aborts this start instead of waiting behind it.
+    const launching = new AbortController();
+    entry.launching = launching;
+    const signal = callerSignal === undefined ? launching.signal : AbortSignal.any([callerSignal, launching.signal]);
     try {
-      const expanded = await this.options.expand(entry);
+      const expanded = await this.options.expand(entry, signal);
       if (entry.registered && sameConfig(expanded, entry.expanded)) {
-        await this.provider.reconnectServer(entry.id, options);
+        await this.provider.reconnectServer(entry.id, { signal });
       } else {
         await this.release(entry);
         await this.provider.addServer(expanded);
         entry.expanded = expanded;
-        await this.provider.refreshServer(entry.id, options);
+        await this.provider.refreshServer(entry.id, { signal });
       }
     } catch (error) {
       await this.failed(entry, error, signal);
       throw error;
+    } finally {
+      if (entry.launching === launching) entry.launching = undefined;
     }
     entry.state = 'running';
-    entry.restartAttempts = 0;
     entry.givenUp = false;
     entry.lastError = undefined;
     entry.authorizationRequired = false;
+    this.keepWhenStable(entry);
     this.options.changed(entry);
   }
 
-  private async failed(entry: FleetEntry, error: unknown, signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted) {
+  /**
+   * After a restart, the backoff is reset only once the server has stayed up for the
+   * policy's longest delay: a server that starts and dies again at once is a crash loop,
+   * whose delays keep growing until it is given up, not a recovery.
+   */
+  private keepWhenStable(entry: FleetEntry): void {
+    if (entry.restartAttempts === 0) return;
+    const window = resolveRestartPolicy(entry.config.restartPolicy ?? {}).maxDelayMs;
+    entry.stableTimer = setTimeout(() => {
+      entry.stableTimer = undefined;
+      if (entry.state !== 'running') return;
+      entry.restartAttempts = 0;
+      this.options.changed(entry);
+    }, window);
+    entry.stableTimer.unref();
+  }
+
+  private async failed(entry: FleetEntry, error: unknown, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) {
       // The caller gave up: that says nothing about the server.
       await this.release(entry);
       entry.state = 'stopped';
@@ -115,6 +139,7 @@ export class FleetLifecycle {
   /** Stops a server (cancelling a pending restart) and leaves it in `state`. */
   async halt(entry: FleetEntry, state: 'stopped' | 'disabled'): Promise<void> {
     entry.cancelRestart();
+    entry.cancelStable();
     await this.release(entry);
     entry.state = state;
     entry.restartAttempts = 0;
@@ -138,6 +163,12 @@ export class FleetLifecycle {
    */
   async replace(entry: FleetEntry, replacement: McpFleetServerConfig, signal: AbortSignal | undefined): Promise<void> {
     const previous = entry.config;
+    // `autoApprove` and `restartPolicy` change nothing in a running server: swapped in place.
+    if (sameConfig(runtimeFields(previous), runtimeFields(replacement))) {
+      entry.config = replacement;
+      this.options.changed(entry);
+      return;
+    }
     const wasUp = UP_STATES.has(entry.state) || entry.state === 'crashed';
     await this.halt(entry, replacement.disabled === true ? 'disabled' : 'stopped');
     entry.config = replacement;
@@ -172,6 +203,7 @@ export class FleetLifecycle {
     if (entry?.state !== 'running') return;
     entry.state = 'crashed';
     entry.lastError = event.reason;
+    entry.cancelStable();
     this.options.logger.warn({ serverId: entry.id, reason: event.reason }, 'MCP server crashed');
     const decision = this.supervisor.consider(entry);
     this.options.changed(entry);
@@ -204,9 +236,16 @@ export class FleetLifecycle {
       await this.provider.checkServer(entry.id);
       return;
     }
-    // A stdio child's exit is reported at once; this only catches a session lost without one.
-    if (entry.state === 'running' && this.providerStatus(entry.id)?.state !== 'ready') {
+    // A stdio child's exit is reported at once; this only catches a session lost without one
+    // (a live stdio session has a pid; a failed refresh on a live session is not a crash).
+    if (entry.state === 'running' && this.providerStatus(entry.id)?.pid === undefined) {
       this.onServerClosed({ serverId: entry.id, reason: 'the server has no live connection' });
     }
   }
+}
+
+/** What a configuration changes in a running server (not `autoApprove`, `restartPolicy`, nor `disabled: false`). */
+function runtimeFields(config: McpFleetServerConfig): unknown {
+  const { autoApprove: _autoApprove, restartPolicy: _restartPolicy, disabled, ...runtime } = config;
+  return { ...runtime, disabled: disabled === true };
 }

@@ -28,12 +28,13 @@ import {
   type McpServerFailure,
 } from '../mcp/errors.js';
 import type { McpElicitationHandler } from '../mcp/interaction.js';
+import { waitBounded } from '../core/wait.js';
 import { type McpLogger, silentLogger } from '../mcp/logger.js';
 import { sanitizeNamePart } from '../mcp/naming.js';
 import { McpToolProvider, type McpOperationOptions } from '../mcp/provider.js';
 import { loadMcpConfig, type McpConfigDocument, type McpConfigLoadOptions } from './config-file.js';
 import type { McpConfigDialect } from './dialects.js';
-import { diffFleet } from './diff.js';
+import { diffFleet, sameConfig } from './diff.js';
 import { FleetEntry } from './entry.js';
 import { expandServerConfig, type McpExpansionContext, type McpInputHandler } from './expand.js';
 import { FleetFile } from './fleet-file.js';
@@ -109,7 +110,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     this.autoSave = options.autoSave ?? false;
     this.workspaceOption = options.workspaceFolder;
     this.expansion = { env: options.env ?? process.env, home: options.home ?? homedir(), askInput: options.inputs, answers: new Map() };
-    this.file = new FleetFile(options.file, options.dialect ?? options.file?.dialect ?? 'claude_desktop', () => this.workspaceFolder(), this.logger);
+    this.file = new FleetFile(options.file, options.dialect ?? options.file?.dialect ?? 'claude_desktop', () => this.workspaceFolder(), () => this.configs(), this.logger);
     this.provider = new McpToolProvider({
       logger: this.logger,
       ...(options.credentialStore === undefined ? {} : { credentialStore: options.credentialStore }),
@@ -122,7 +123,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
       entries: this.entries,
       logger: this.logger,
       healthCheckIntervalMs: options.healthCheckIntervalMs ?? DEFAULT_HEALTH_CHECK_MS,
-      expand: (entry) => this.expand(entry),
+      expand: (entry, signal) => this.expand(entry, signal),
       changed: (entry) => this.emitStatus(entry),
     });
     for (const server of options.file?.servers() ?? options.servers ?? []) this.register(checkFleetServerConfig(server));
@@ -190,6 +191,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
         field: 'id',
       });
     }
+    this.interrupt(entry, 'it is being replaced');
     await entry.lock.run(() => this.lifecycle.replace(entry, replacement, options.signal));
     await this.saveIfAuto();
   }
@@ -212,6 +214,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   async disableServer(serverId: string): Promise<void> {
     this.assertOpen();
     const entry = this.entry(serverId);
+    this.interrupt(entry, 'it was disabled');
     await entry.lock.run(() => {
       entry.config = { ...entry.config, disabled: true };
       return this.lifecycle.halt(entry, 'disabled');
@@ -227,6 +230,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   }
 
   private async forget(entry: FleetEntry): Promise<void> {
+    this.interrupt(entry, 'it was removed');
     await entry.lock.run(async () => {
       await this.lifecycle.halt(entry, 'stopped');
       this.entries.delete(entry.id);
@@ -295,7 +299,13 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   async stopServer(serverId: string): Promise<void> {
     this.assertOpen();
     const entry = this.entry(serverId);
+    this.interrupt(entry, 'it was stopped');
     await entry.lock.run(() => this.lifecycle.halt(entry, entry.config.disabled === true ? 'disabled' : 'stopped'));
+  }
+
+  /** Abandons a start under way (its expansion, handshake or listing), so what follows need not wait for it. */
+  private interrupt(entry: FleetEntry, why: string): void {
+    entry.launching?.abort(new McpFleetError('start_abandoned', `The start of MCP server "${entry.id}" was abandoned: ${why}.`, { serverId: entry.id }));
   }
 
   /** Restarts one server (`restarting`): its templates are expanded again; the backoff starts afresh. */
@@ -310,11 +320,12 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   }
 
   /** The server's configuration with its templates expanded, as the provider takes it. */
-  private async expand(entry: FleetEntry): Promise<McpServerConfig> {
+  private async expand(entry: FleetEntry, signal: AbortSignal): Promise<McpServerConfig> {
     const { config } = await expandServerConfig(entry.config, {
       ...this.expansion,
       inputs: this.file.current?.inputs ?? [],
       workspaceFolder: this.workspaceFolder(),
+      signal,
     });
     if (config.transport.type !== 'stdio' || config.timeouts?.closeMs !== undefined) return config;
     return { ...config, timeouts: { ...config.timeouts, closeMs: this.gracePeriodMs } };
@@ -370,11 +381,13 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   /**
    * Writes the registry to `path` (default: the file it was loaded from) atomically, in
    * the file's dialect, keeping its comments, unknown fields, `autoApprove` and the
-   * unexpanded `${...}` templates: nothing expanded ever lands in the file.
+   * unexpanded `${...}` templates: nothing expanded ever lands in the file. If another
+   * writer changed the file since it was loaded or saved, what the registry did not
+   * change is kept as that writer left it.
    */
   async save(path?: string): Promise<void> {
     this.assertOpen();
-    await this.file.save(() => this.configs(), path);
+    await this.file.save(path);
   }
 
   private async saveIfAuto(): Promise<void> {
@@ -387,16 +400,19 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
   }
 
   /**
-   * Follows the file on disk: an edit (an editor saving it) is compared with the registry
-   * and applied as adds, updates and removes of only the servers that changed (a
-   * `reload` event says which); in a started fleet, added and changed servers are
-   * started. An edit that does not parse leaves the fleet as it is and is reported as a
-   * `reloadError` event. Idempotent.
+   * Follows the file on disk: an edit (an editor saving it) is compared with the file as
+   * it was, and only the servers it changed are touched: removed ones are stopped and
+   * forgotten, changed ones updated (as `updateServer`: restarted if up, the previous
+   * configuration restored if the new one fails), added ones registered and, in a started
+   * fleet, started; a change of only `autoApprove` or `restartPolicy` restarts nothing.
+   * A `reload` event says what was applied; a server whose change failed is also reported
+   * as a `reloadError` event (naming it). An edit that does not parse leaves the fleet as
+   * it is and is reported as a `reloadError` event. Idempotent.
    */
   watch(): void {
     this.assertOpen();
     this.file.watch(
-      (next) => this.applyEdit(next),
+      (previous, next) => this.applyEdit(previous, next),
       (error) => this.emit('reloadError', error),
     );
   }
@@ -406,31 +422,43 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     this.file.unwatch();
   }
 
-  /** Applies an edited file to the registry (never saving: the file already says so). */
-  private async applyEdit(next: McpConfigDocument): Promise<void> {
+  /** Applies an edit of the file to the registry (never saving: the file already says so). */
+  private async applyEdit(previous: McpConfigDocument, next: McpConfigDocument): Promise<void> {
     if (this.closed) return;
-    const diff = diffFleet(this.configs(), next.servers());
+    const diff = diffFleet(previous.servers(), next.servers());
+    const failed: string[] = [];
+    const report = (serverId: string, error: unknown): void => {
+      failed.push(serverId);
+      this.logger.warn({ serverId, error: errorMessage(error) }, 'applying an edit of the MCP config failed');
+      this.emit('reloadError', error instanceof Error ? error : new Error(String(error)));
+    };
     // Removals first, so the names they held are free for what the edit adds.
-    await Promise.allSettled(diff.removed.map((id) => this.forget(this.entries.get(id)!)));
-    await Promise.allSettled(diff.updated.map((config) => this.applyUpdate(config)));
-    for (const config of diff.added) this.emitStatus(this.register(config));
-    await Promise.allSettled(diff.added.map((config) => this.startIfStarted(config.id)));
-    this.emit('reload', { added: diff.added.map((config) => config.id), updated: diff.updated.map((config) => config.id), removed: diff.removed });
-  }
-
-  private async applyUpdate(config: McpFleetServerConfig): Promise<void> {
-    const entry = this.entries.get(config.id)!;
-    await entry.lock.run(() => this.lifecycle.replace(entry, config, undefined)).catch((error: unknown) =>
-      this.logger.warn({ serverId: config.id, error: errorMessage(error) }, 'MCP server update from the file failed'),
+    await Promise.allSettled(diff.removed.flatMap((id) => {
+      const entry = this.entries.get(id);
+      return entry === undefined ? [] : [this.forget(entry)];
+    }));
+    await Promise.all(
+      [...diff.updated, ...diff.added].map(async (config) => {
+        if (this.closed) return;
+        try {
+          const entry = this.entries.get(config.id);
+          if (entry === undefined) this.emitStatus(this.register(checkFleetServerConfig(config)));
+          else if (!sameConfig(entry.config, config)) await entry.lock.run(() => this.lifecycle.replace(entry, config, undefined));
+          await this.startIfStarted(config.id);
+        } catch (error) {
+          report(config.id, error);
+        }
+      }),
     );
-    await this.startIfStarted(config.id);
+    const ids = (configs: McpFleetServerConfig[]) => configs.map((config) => config.id);
+    this.emit('reload', { added: ids(diff.added), updated: ids(diff.updated), removed: diff.removed, failed });
   }
 
   /** In a started fleet, an enabled server that is not up is started (after a reload). */
   private async startIfStarted(serverId: string): Promise<void> {
     const entry = this.entries.get(serverId);
-    if (!this.started || entry === undefined || entry.config.disabled === true || UP_STATES.has(entry.state)) return;
-    await this.startServer(serverId).catch((error: unknown) => this.logger.warn({ serverId, error: errorMessage(error) }, 'MCP server from the file did not start'));
+    if (!this.started || this.closed || entry === undefined || entry.config.disabled === true || UP_STATES.has(entry.state)) return;
+    await this.startServer(serverId);
   }
 
   // ── ToolProvider ────────────────────────────────────────────────────────────
@@ -496,7 +524,14 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     this.lifecycle.closed = true;
     this.lifecycle.supervisor.stop();
     this.file.unwatch();
-    for (const entry of this.entries.values()) entry.cancelRestart();
+    for (const entry of this.entries.values()) {
+      entry.cancelRestart();
+      entry.cancelStable();
+      this.interrupt(entry, 'the fleet is shutting down');
+    }
+    // Abandoned starts let go of their servers promptly; one that does not is cut off by the provider's close.
+    const settled = Promise.allSettled(Array.from(this.entries.values(), (entry) => entry.lock.run(() => Promise.resolve())));
+    await waitBounded(settled, { timeoutMs: this.gracePeriodMs + 2_000 }).catch(() => {});
     await this.provider.close();
     for (const entry of this.entries.values()) {
       entry.expanded = undefined;

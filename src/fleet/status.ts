@@ -53,6 +53,8 @@ export interface McpFleetReload {
   added: string[];
   updated: string[];
   removed: string[];
+  /** Servers whose change could not be applied (each also reported as a `reloadError` event). */
+  failed: string[];
 }
 
 /** The events of an `McpServerManager` (a Node.js `EventEmitter`). */
@@ -61,6 +63,6 @@ export interface McpServerManagerEvents {
   status: [status: McpFleetServerStatus];
   /** `watch()` applied an edit of the file. */
   reload: [reload: McpFleetReload];
-  /** `watch()` read an edit it could not apply (the fleet is left as it was). */
+  /** `watch()` read an edit that does not parse (the fleet is left as it was), or could not apply a server's change (the error names it). */
   reloadError: [error: Error];
 }

@@ -2,10 +2,10 @@
  * Following a config file on disk. Editors save by writing a temporary file and renaming
  * it over the original, which ends a watch on the file itself, so the folder is watched
  * and events are filtered by name. Bursts of events are coalesced, and reloads run one at
- * a time: an edit that arrives during a reload is read once that reload is done.
+ * a time: an edit that arrives during a reload is handled once that reload is done. The
+ * callback reads the file itself (under its owner's lock).
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { errorMessage } from '../mcp/errors.js';
 import type { McpLogger } from '../mcp/logger.js';
@@ -22,7 +22,7 @@ export class ConfigWatcher {
 
   constructor(
     private readonly path: string,
-    private readonly onText: (text: string) => Promise<void>,
+    private readonly onChange: () => Promise<void>,
     private readonly logger: McpLogger,
   ) {
     const name = basename(path);
@@ -50,16 +50,8 @@ export class ConfigWatcher {
     this.running = (async () => {
       do {
         this.again = false;
-        let text: string;
-        try {
-          text = await readFile(this.path, 'utf8');
-        } catch (error) {
-          // Between an editor's delete and its rename the file may be missing: the next event brings it.
-          this.logger.debug({ path: this.path, error: errorMessage(error) }, 'the MCP config could not be read; waiting for the next change');
-          continue;
-        }
         if (this.closed) return;
-        await this.onText(text).catch((error: unknown) => this.logger.warn({ path: this.path, error: errorMessage(error) }, 'reloading the MCP config failed'));
+        await this.onChange().catch((error: unknown) => this.logger.warn({ path: this.path, error: errorMessage(error) }, 'reloading the MCP config failed'));
       } while (this.again && !this.closed);
     })().finally(() => {
       this.running = undefined;

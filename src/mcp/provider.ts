@@ -309,14 +309,15 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /**
-   * Connects a server again, whatever the reconnect mode: retires what is left of its
-   * session, opens a new one and lists its tools (names kept). For a supervisor's restart
-   * after a crash. Throws the failure (and, in `manual` mode, the server stays down).
+   * Connects a server again, whatever the reconnect mode: closes what is left of its
+   * session (calls in flight on it fail; a stdio child is stopped first, so two never
+   * overlap), opens a new one and lists its tools (names kept). For a supervisor's
+   * restart. Throws the failure (and, in `manual` mode, the server stays down).
    */
   async reconnectServer(serverId: string, options: McpOperationOptions = {}): Promise<void> {
     this.assertOpen();
     const registration = this.registration(serverId);
-    await registration.reconnect();
+    await registration.reconnect('close');
     const [failure] = await refreshServers([registration], this.table, {
       force: true,
       signal: options.signal ?? new AbortController().signal,
@@ -369,7 +370,7 @@ export class McpToolProvider implements ToolProvider {
     const { registration, authorizer } = this.authorizer(serverId);
     await authorizer.complete(redirectUrlOrCode);
     // A server held down by its authorization failure may connect again now.
-    await registration.reconnect();
+    await registration.reconnect('retire');
     // Connect with the new grant and publish the server's tools now, so the caller learns at once if it works.
     const [failure] = await refreshServers([registration], this.table, {
       force: true,

@@ -277,11 +277,15 @@ export class ServerRegistration {
   }
 
   /**
-   * Connects again after the server went down, whatever the reconnect mode: retires what
-   * is left of the old session and lets the next set-up run. The caller then refreshes.
+   * Lets the server connect again, whatever the reconnect mode, and clears what held it
+   * down. `close` ends what is left of the old session first (a restart: two processes of
+   * one server never overlap); `retire` lets the calls already sent on it finish (new
+   * credentials). The caller then refreshes.
    */
-  async reconnect(): Promise<void> {
+  async reconnect(old: 'close' | 'retire'): Promise<void> {
+    const session = this.session;
     await this.disconnect();
+    if (old === 'close') await session?.close();
     this.down = undefined;
   }
 

@@ -363,6 +363,9 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());
   }
+  // The SDK's stdio probe does not stop at the signal; closing the transport does (and ends the child).
+  const abandon = (): void => void transport.close();
+  attemptSignal.addEventListener('abort', abandon, { once: true });
   try {
     await client.connect(transport, { signal: attemptSignal, timeout: config.timeouts.connectAttemptMs, ...(prior ? { prior } : {}) });
     return session;
@@ -372,6 +375,8 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     const stderr = session.stderrText();
     const failure = asConnectError(config, session.failure ?? error, options.signal, stderr);
     throw Object.assign(failure, { stderrTail: stderr === undefined ? undefined : redactSecrets(stderr, config) });
+  } finally {
+    attemptSignal.removeEventListener('abort', abandon);
   }
 }
 

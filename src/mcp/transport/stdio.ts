@@ -101,6 +101,16 @@ function isDirectory(path: string): boolean {
   }
 }
 
+/**
+ * Node's spawn error, without what it carries of the command line (`spawnargs`, `path`):
+ * an argument may hold a secret, and an error's own properties reach `util.inspect`.
+ */
+function spawnFailure(error: NodeJS.ErrnoException): Error {
+  const copy: NodeJS.ErrnoException = new Error(error.message);
+  for (const key of ['code', 'errno', 'syscall'] as const) if (error[key] !== undefined) Object.assign(copy, { [key]: error[key] });
+  return copy;
+}
+
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -184,7 +194,7 @@ export class StdioTransport implements Transport {
       this.child = child;
       this.exited = new Promise((done) => child.once('exit', () => done()));
       child.once('error', (error) => {
-        reject(new McpSpawnError(this.options.serverId, command, error));
+        reject(new McpSpawnError(this.options.serverId, command, spawnFailure(error)));
         this.fireClose();
       });
       child.once('spawn', () => {
