@@ -196,6 +196,19 @@ describe('each editor dialect', () => {
     expect((await whoami(host, 'mcp_weather_whoami')).headers['x-api-key']).toBe('weather-key-012');
   });
 
+  it('a type "sse" entry connects a legacy HTTP+SSE server, with its bearer token from the environment', async () => {
+    const legacy = await startHttpFixture('sse-server.mjs', { env: { SSE_REQUIRE_TOKEN: 'sse-token-2468' } });
+    fixtures.push(legacy);
+    const file = JSON.stringify({ mcpServers: { old: { type: 'sse', url: legacy.url, bearerToken: '${OLD_TOKEN}' } } });
+    const manager = track(new McpServerManager({ file: await loadMcpConfig(file), env: { OLD_TOKEN: 'sse-token-2468' } }));
+    const host = new ToolHost({ providers: [manager] });
+    await host.init();
+    expect(manager.status('old')).toMatchObject({ state: 'running', transport: 'sse', era: 'legacy' });
+    const result = await host.call('mcp_old_echo', { text: 'over sse' });
+    expect(result.isError).toBe(false);
+    expect(JSON.stringify(result.output)).toContain('over sse');
+  });
+
   it('an unset variable fails that server alone, naming the server, field and variable but no value', async () => {
     const remote = await httpServer();
     const manager = track(
