@@ -115,6 +115,27 @@ describe('the stdio process group', () => {
   }
 });
 
+describe('an application that handles SIGINT itself', () => {
+  it('keeps its servers through the signal, and still leaves none behind when it exits', async () => {
+    const log = observationLog();
+    const host = spawn(process.execPath, ['--import', 'tsx', fixture('host-process.ts'), 'handle-sigint'], {
+      env: { ...process.env, FIXTURE_LOG: log },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    host.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => host.once('exit', (code) => resolve(code)));
+    await vi.waitFor(() => expect(output).toContain('ready'), { timeout: 20_000 });
+    const server = observed(log).find((entry) => entry.event === 'start')!.pid;
+    host.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).toContain('{"afterSigint":"ok"}');
+    // The same process answered: the signal did not kill it (a lazy reconnect would have started a second).
+    expect(observed(log).filter((entry) => entry.event === 'start')).toHaveLength(1);
+    await vi.waitFor(() => expect(alive(server)).toBe(false), { timeout: 3_000 });
+  });
+});
+
 describe('stdio output framing', () => {
   it('skips non-JSON noise on stdout and keeps working', async () => {
     const provider = await started(stdioFixture('noisy', 'hostile-stdio.mjs', { args: ['noise'] }));

@@ -1,8 +1,11 @@
 /**
  * Makes sure no stdio server outlives the host. Each child runs in its own process
- * group; while any group is alive, the host's exit (normal, or on SIGINT/SIGTERM)
- * kills every live group with SIGKILL. On a signal the default behaviour is kept:
- * when the application has no handler of its own, the signal is raised again.
+ * group (so a terminal's Ctrl-C reaches only the host); while any group is alive, the
+ * host's exit kills every live group with SIGKILL. On SIGINT, SIGTERM or SIGHUP the
+ * application decides: when it handles the signal itself (a REPL cancelling one turn on
+ * Ctrl-C, a command cancelling a call), its servers are left alone, and still killed
+ * when the process exits; when it does not, the groups are killed and the signal is
+ * raised again, so the default action (terminating) still happens.
  */
 
 const liveGroups = new Set<number>();
@@ -25,6 +28,8 @@ function killAll(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
+  // Another listener than ours: the application handles the signal, and owns what happens next.
+  if (process.listenerCount(signal) > 1) return;
   killAll();
   uninstall();
   // Our listener was the only one: restore the default action (terminate) by re-raising.
