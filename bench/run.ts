@@ -26,6 +26,9 @@
  *                        one, beside the raw SDK connecting them concurrently; target: not
  *                        slower than serial (approaching 1/10 with cores to spare).
  *                        --fleet-reps 5 --fleet-servers 10 --fleet-tools 16
+ *   cli-start            the built command as fresh processes: --version against node -e 0, and
+ *                        call against one stdio server against a raw SDK script doing the same.
+ *                        --cli-reps 10 (needs npm run build first)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fixed } from './util.js';
@@ -37,10 +40,11 @@ import { hostileBodyTable, runHostileBody } from './hostile-body-memory.js';
 import { publishTable, runPublish } from './publish.js';
 import { type CatalogServer, type RefreshLatencyResult, refreshLatencyTable, runRefreshLatency } from './refresh-latency.js';
 import { fleetStartTable, runFleetStart } from './fleet-start.js';
+import { cliStartTable, runCliStart } from './cli-start.js';
 
 const TARGET_RATIO = 1.1;
 
-const SCENARIOS = ['call-latency', 'refresh-latency', 'publish', 'framing', 'hostile-body-memory', 'fleet-start'] as const;
+const SCENARIOS = ['call-latency', 'refresh-latency', 'publish', 'framing', 'hostile-body-memory', 'fleet-start', 'cli-start'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function positiveInt(name: string, value: string): number {
@@ -60,6 +64,7 @@ interface Options {
   framing: { runs: number; calls: number };
   memory: { runs: number };
   fleet: { repetitions: number; servers: number; tools: number };
+  cli: { reps: number };
 }
 
 function parseOptions(): Options {
@@ -84,6 +89,7 @@ function parseOptions(): Options {
       'fleet-reps': { type: 'string', default: '5' },
       'fleet-servers': { type: 'string', default: '10' },
       'fleet-tools': { type: 'string', default: '16' },
+      'cli-reps': { type: 'string', default: '10' },
     },
     strict: true,
   });
@@ -128,6 +134,7 @@ function parseOptions(): Options {
       servers: positiveInt('fleet-servers', values['fleet-servers']),
       tools: positiveInt('fleet-tools', values['fleet-tools']),
     },
+    cli: { reps: positiveInt('cli-reps', values['cli-reps']) },
   };
 }
 
@@ -266,6 +273,13 @@ async function main(): Promise<void> {
             `startAll / raw SDK concurrent: ${fixed(result.vsRaw, 2)}.`,
         );
         scenarios['fleet-start'] = result;
+        break;
+      }
+      case 'cli-start': {
+        const result = await section('cli-start', () => runCliStart(options.cli));
+        console.log(cliStartTable(result));
+        console.log(`${result.reps} fresh processes per side, in turn; ratios of medians. The call side starts a stdio server each time.`);
+        scenarios['cli-start'] = result;
         break;
       }
     }

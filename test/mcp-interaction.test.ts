@@ -80,6 +80,17 @@ describe('elicitation, on both protocol eras', () => {
       }
     });
 
+    it(`passes a multi-select answer that fits its choices, and declines one that does not (${era})`, async () => {
+      for (const [tags, expected] of [
+        [['red', 'blue'], 'accepted {"tags":["red","blue"]}'],
+        [['purple'], 'declined'],
+      ] as const) {
+        const { handler } = person(() => Promise.resolve({ action: 'accept', content: { tags } as unknown as Record<string, boolean> }));
+        const provider = await started([interactive(lifecycle)], handler);
+        expect(text(await provider.call('mcp_i_pick', {}))).toBe(expected);
+      }
+    });
+
     it(`declines when the handler throws, and the session stays usable (${era})`, async () => {
       const { handler } = person(() => Promise.reject(new Error('the UI crashed')));
       const provider = await started([interactive(lifecycle)], handler);

@@ -1,20 +1,17 @@
 /**
  * The package as a user gets it: built (`npm run build`, which `npm install` runs as
- * `prepare`), imported by its name from a separate Node.js process, so the test sees
- * what `exports` and dist/ really offer rather than the sources vitest compiles.
+ * `prepare`; test/build-once.ts builds it before the run), imported by its name from a
+ * separate Node.js process, so the test sees what `exports` and dist/ really offer rather
+ * than the sources vitest compiles.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as sources from '../src/index.js';
 import { fixture } from './helpers.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url);
-
-beforeAll(async () => {
-  await run('npm', ['run', 'build'], { cwd: root });
-}, 180_000);
 
 describe('the built package', () => {
   it('exports every runtime value of src/index.ts, and a fleet runs from it', async () => {

@@ -72,7 +72,13 @@ function typedRequest(params: Record<string, unknown>): McpElicitationRequest {
 
 /** One value checked against a property of a form's schema (string, number, integer, boolean, enum). */
 function valueProblem(name: string, value: unknown, property: unknown): string | undefined {
-  const { type, enum: choices } = (property ?? {}) as { type?: unknown; enum?: unknown };
+  const { type, enum: choices, items } = (property ?? {}) as { type?: unknown; enum?: unknown; items?: unknown };
+  if (type === 'array') {
+    // A multi-select (SEP-1330): an array of strings, each among the items' choices when they are given.
+    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return `"${name}" is not a list of strings`;
+    const allowed = itemChoices(items);
+    return allowed === undefined || value.every((item) => allowed.includes(item)) ? undefined : `"${name}" holds a value that is not one of its choices`;
+  }
   if (Array.isArray(choices) && !choices.includes(value)) return `"${name}" is not one of its choices`;
   const fits =
     type === 'string' ? typeof value === 'string'
@@ -81,6 +87,14 @@ function valueProblem(name: string, value: unknown, property: unknown): string |
     : type === 'boolean' ? typeof value === 'boolean'
     : typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
   return fits ? undefined : `"${name}" is not a ${typeof type === 'string' ? type : 'primitive value'}`;
+}
+
+/** The choices of a multi-select's items (`enum`, or `anyOf` of `const`s), or `undefined` when any string goes. */
+function itemChoices(items: unknown): unknown[] | undefined {
+  const { enum: choices, anyOf } = (items ?? {}) as { enum?: unknown; anyOf?: unknown };
+  if (Array.isArray(choices)) return choices as unknown[];
+  if (Array.isArray(anyOf)) return anyOf.map((option) => (option as { const?: unknown } | null)?.const).filter((value) => value !== undefined);
+  return undefined;
 }
 
 /**

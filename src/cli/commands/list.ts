@@ -1,0 +1,91 @@
+/**
+ * `mcp-fleet list`: the servers (id, state, protocol era, tool count, last error), or,
+ * with a server id, its tools (name, readable signature, one-line description) and how
+ * many resources and prompts it has.
+ *
+ * JSON: `{ servers: [{ id, state, transport, era?, protocolVersion?, toolCount, lastError? }] }`;
+ * for one server `{ server: <that>, tools: [{ name, modelName, title?, description, signature, inputSchema }], resources, resourceTemplates, prompts }`
+ * (counts are `null` when the server does not offer them).
+ */
+import type { McpFleetServerStatus } from '../../fleet/status.js';
+import { EXIT, type ExitCode } from '../errors.js';
+import type { CommandContext } from '../program.js';
+import { firstLine, toolSignature } from '../signature.js';
+
+/** A status as the JSON shapes show it (no restart bookkeeping, which `status` shows). */
+export function serverSummary(status: McpFleetServerStatus): Record<string, unknown> {
+  const { id, state, transport, era, protocolVersion, toolCount, lastError } = status;
+  return { id, state, transport, ...(era === undefined ? {} : { era }), ...(protocolVersion === undefined ? {} : { protocolVersion }), toolCount, ...(lastError === undefined ? {} : { lastError }) };
+}
+
+export async function list(context: CommandContext, serverId?: unknown): Promise<ExitCode> {
+  const fleet = await context.fleet();
+  if (typeof serverId === 'string') return listTools(context, serverId);
+  const outcomes = await fleet.start(undefined, context.signal);
+  const statuses = fleet.manager.statuses();
+  const { output } = context;
+  if (output.json) {
+    output.printJson({ servers: statuses.map(serverSummary) });
+  } else {
+    const c = output.out;
+    output.table(
+      ['SERVER', 'STATE', 'ERA', 'TOOLS', 'ERROR'],
+      statuses.map((status) => [
+        status.id,
+        status.state === 'running' ? c.green(status.state) : status.state === 'disabled' ? c.dim(status.state) : c.red(status.state),
+        status.protocolVersion === undefined ? '' : `${status.era} ${status.protocolVersion}`,
+        String(status.toolCount),
+        firstLine(status.lastError, 100),
+      ]),
+    );
+  }
+  return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failure;
+}
+
+async function listTools(context: CommandContext, serverId: string): Promise<ExitCode> {
+  const fleet = await context.fleet();
+  fleet.require(serverId);
+  const [outcome] = await fleet.start([serverId], context.signal);
+  if (outcome !== undefined && !outcome.ok) throw outcome.error;
+  const { manager } = fleet;
+  const tools = manager
+    .definitions()
+    .map((definition) => ({ definition, origin: manager.toolOrigin(definition.name) }))
+    .filter(({ origin }) => origin?.serverId === serverId)
+    .map(({ definition, origin }) => ({
+      name: origin!.remoteName,
+      modelName: definition.name,
+      ...(origin!.tool.title === undefined ? {} : { title: origin!.tool.title }),
+      description: origin!.tool.description ?? '',
+      signature: toolSignature(origin!.remoteName, origin!.tool.inputSchema),
+      inputSchema: origin!.tool.inputSchema,
+    }));
+  const count = async (load: () => Promise<unknown[]>): Promise<number | null> => {
+    try {
+      return (await load()).length;
+    } catch {
+      return null;
+    }
+  };
+  const resources = await count(() => manager.listResources(serverId, { signal: context.signal }));
+  const resourceTemplates = await count(() => manager.listResourceTemplates(serverId, { signal: context.signal }));
+  const prompts = await count(() => manager.listPrompts(serverId, { signal: context.signal }));
+  const { output } = context;
+  if (output.json) {
+    output.printJson({ server: serverSummary(manager.status(serverId)), tools, resources, resourceTemplates, prompts });
+    return EXIT.ok;
+  }
+  const c = output.out;
+  if (output.interactive) {
+    // A signature is the point of this list: each gets its own line, never cut, its description under it.
+    for (const tool of tools) {
+      output.print(c.cyan(tool.signature));
+      if (tool.description !== '') output.print(`    ${c.dim(firstLine(tool.description, Math.max(20, (output.io.stdout.columns ?? 100) - 5)))}`);
+    }
+  } else {
+    output.table(['TOOL', 'DESCRIPTION'], tools.map((tool) => [tool.signature, firstLine(tool.description)]));
+  }
+  const counted = (n: number | null, word: string) => (n === null ? `no ${word}` : `${n} ${word}`);
+  output.note(`${tools.length} tools, ${counted(resources, 'resources')} (${counted(resourceTemplates, 'templates')}), ${counted(prompts, 'prompts')}`);
+  return EXIT.ok;
+}

@@ -1,0 +1,57 @@
+/**
+ * `mcp-fleet prompts <server>` lists a server's prompts with their arguments;
+ * `mcp-fleet prompt <server> <name> [key=value ...]` prints the prompt's messages.
+ *
+ * JSON: `{ prompts: [...] }` as the server lists them; `prompt` prints the server's
+ * `GetPromptResult` (`{ description?, messages: [...] }`).
+ */
+import type { CommandContext } from '../program.js';
+import { EXIT, type ExitCode, usageError } from '../errors.js';
+import { firstLine } from '../signature.js';
+
+async function started(context: CommandContext, serverId: string) {
+  const fleet = await context.fleet();
+  fleet.require(serverId);
+  const [outcome] = await fleet.start([serverId], context.signal);
+  if (outcome !== undefined && !outcome.ok) throw outcome.error;
+  return fleet.manager;
+}
+
+export async function prompts(context: CommandContext, serverId: unknown): Promise<ExitCode> {
+  const manager = await started(context, String(serverId));
+  const listed = await manager.listPrompts(String(serverId), { signal: context.signal });
+  const { output } = context;
+  if (output.json) {
+    output.printJson({ prompts: listed });
+    return EXIT.ok;
+  }
+  output.table(
+    ['PROMPT', 'DESCRIPTION'],
+    listed.map((prompt) => {
+      const args = (prompt.arguments ?? []).map((argument) => `${argument.name}${argument.required === true ? '' : '?'}`);
+      return [output.out.cyan(`${prompt.name}(${args.join(', ')})`), firstLine(prompt.description)];
+    }),
+  );
+  return EXIT.ok;
+}
+
+export async function prompt(context: CommandContext, serverId: unknown, name: unknown, words: unknown): Promise<ExitCode> {
+  const args: Record<string, string> = {};
+  for (const word of words as string[]) {
+    const at = word.indexOf('=');
+    if (at <= 0) throw usageError(`"${word}" is not a key=value argument; prompt arguments are text, written as name=value.`);
+    args[word.slice(0, at)] = word.slice(at + 1);
+  }
+  const manager = await started(context, String(serverId));
+  const result = await manager.getPrompt(String(serverId), String(name), args, { signal: context.signal });
+  const { output } = context;
+  if (output.json) {
+    output.printJson(result);
+    return EXIT.ok;
+  }
+  for (const message of result.messages) {
+    const content = message.content as { type: string; text?: string; mimeType?: string };
+    output.print(`${output.out.bold(`${message.role}:`)} ${content.type === 'text' ? (content.text ?? '') : `[${content.type}${content.mimeType === undefined ? '' : ` ${content.mimeType}`}]`}`);
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,42 @@
+/**
+ * How the command ends: its exit codes, and the error that carries one. Everything the
+ * library throws is mapped to a code here, so a command only says what went wrong.
+ */
+import { McpConfigError, McpUnknownServerError } from '../mcp/errors.js';
+
+/** The documented exit codes. */
+export const EXIT = {
+  /** Success. */
+  ok: 0,
+  /** A tool-level error, or a server that failed. */
+  failure: 1,
+  /** A usage or configuration error. */
+  usage: 2,
+  /** Interrupted (Ctrl-C). */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error the command reports in one line, with the exit code it ends with. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.failure,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** A usage error: a bad argument, option or file. */
+export function usageError(message: string): CliError {
+  return new CliError(message, EXIT.usage);
+}
+
+/** The exit code of anything thrown: usage and configuration problems are 2, the rest 1. */
+export function exitCodeOf(error: unknown): ExitCode {
+  if (error instanceof CliError) return error.exitCode;
+  if (error instanceof McpConfigError || error instanceof McpUnknownServerError) return EXIT.usage;
+  return EXIT.failure;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-fleet` executable. Ctrl-C cancels what runs (a call is cancelled on the wire)
+ * and the servers are shut down before the command exits with 130; a second Ctrl-C exits
+ * at once (the library still kills every server's process group on exit).
+ */
+import { run } from './program.js';
+
+const interrupt = new AbortController();
+process.on('SIGINT', () => {
+  if (interrupt.signal.aborted) process.exit(130);
+  interrupt.abort(new Error('interrupted'));
+});
+
+const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+process.exitCode = await run(process.argv.slice(2), io, interrupt.signal);

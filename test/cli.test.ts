@@ -1,0 +1,293 @@
+/**
+ * The `mcp-fleet` command as a user runs it: the built executable (dist/cli/main.js, what
+ * `npx mcp-fleet` runs), as a child process with pipes, against real servers.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMcpConfig } from '../src/index.js';
+import { fixture, followAuthorization, type HttpFixture, startHttpFixture } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'dist', 'cli', 'main.js');
+const FLEET_SERVER = `${process.execPath} ${fixture('fleet-server.mjs')}`;
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the command; `input` is written to its stdin, which then closes (unless `keepOpen`). */
+function cli(args: string[], options: { cwd?: string; env?: Record<string, string>; input?: string } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? tempDir(),
+      env: { PATH: process.env.PATH!, HOME: options.env?.HOME ?? tempDir(), XDG_CONFIG_HOME: tempDir(), ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
+}
+
+describe('help and version', () => {
+  it('--help lists the commands and the exit codes; --version prints the version', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['list', 'call', 'ping', 'status', 'search', 'resources', 'read', 'prompts', 'prompt', 'auth', 'config']) {
+      expect(help.stdout).toContain(command);
+    }
+    expect(help.stdout).toContain('130 interrupted');
+    const version = await cli(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const callHelp = await cli(['call', '--help']);
+    expect(callHelp.stdout).toContain('--args <json>');
+  });
+
+  it('an unknown command or option is a usage error (exit 2)', async () => {
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['list', '--frobnicate'])).code).toBe(2);
+  });
+});
+
+describe('ad-hoc servers', () => {
+  it('list shows an ad-hoc stdio server, and list <server> its tools with readable signatures', async () => {
+    const servers = await cli(['list', '--stdio', FLEET_SERVER]);
+    expect(servers.code).toBe(0);
+    // Piped: tab-separated rows, no header.
+    expect(servers.stdout.split('\n')[0]!.split('\t').slice(0, 4)).toEqual(['fleet-server', 'running', 'modern 2026-07-28', '2']);
+    const tools = await cli(['list', 'fleet-server', '--stdio', FLEET_SERVER]);
+    expect(tools.stdout).toContain('echo(text: string)\tEchoes the text back.');
+    expect(tools.stdout).toContain('whoami()');
+    expect(tools.stderr).toMatch(/2 tools, (no resources|0 resources)/);
+  });
+
+  it('lists every tool of server-everything by a command line with quotes, named by --name', async () => {
+    const everything = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    const ran = await cli(['list', 'ev', '--stdio', `"${process.execPath}" '${everything}'`, '--name', 'ev', '--json']);
+    expect(ran.code).toBe(0);
+    const listed = JSON.parse(ran.stdout) as { server: { id: string }; tools: { name: string; signature: string }[]; resources: number; prompts: number };
+    expect(listed.server.id).toBe('ev');
+    expect(listed.tools.map((tool) => tool.name)).toContain('get-sum');
+    expect(listed.tools.find((tool) => tool.name === 'get-sum')!.signature).toBe('get-sum(a: number, b: number)');
+    expect(listed.resources).toBeGreaterThan(0);
+    expect(listed.prompts).toBeGreaterThan(0);
+  });
+});
+
+describe('call', () => {
+  const v2 = `${process.execPath} ${fixture('v2-server.mjs')}`;
+
+  it('prints the tool text; --json prints the envelope with server_id and the remote tool name', async () => {
+    const text = await cli(['call', 'fleet-server.echo', 'text=hello there', '--stdio', FLEET_SERVER]);
+    expect(text).toMatchObject({ code: 0, stdout: 'hello there\n' });
+    const json = await cli(['call', 'v2.issues.get-by-id', 'id=7', '--stdio', v2, '--name', 'v2', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ server_id: 'v2', tool: 'issues.get-by-id', isError: false, content: [{ type: 'text', text: 'issue 7' }] });
+  });
+
+  it('takes values that parse as JSON as JSON, and --args wins', async () => {
+    const ran = await cli(['call', 'v2.add', 'a=2', 'b=40', '--stdio', v2, '--name', 'v2', '--json']);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ structuredContent: { sum: 42 } });
+    const overridden = await cli(['call', 'v2.add', 'a=2', 'b=40', '--args', '{"b": 1}', '--stdio', v2, '--name', 'v2', '--json']);
+    expect(JSON.parse(overridden.stdout)).toMatchObject({ structuredContent: { sum: 3 } });
+  });
+
+  it('a tool error exits 1; a bad argument, a missing one or an unknown tool exits 2, naming the fix', async () => {
+    const failed = await cli(['call', 'v2.fail', '--stdio', v2, '--name', 'v2']);
+    expect(failed).toMatchObject({ code: 1, stdout: 'this tool always fails\n' });
+    const bad = await cli(['call', 'v2.echo', 'text', '--stdio', v2, '--name', 'v2']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"text" is not a key=value argument');
+    const missing = await cli(['call', 'v2.add', 'a=1', '--stdio', v2, '--name', 'v2']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('v2.add needs b=...: add(a: number, b: number)');
+    const unknown = await cli(['call', 'v2.ech', '--stdio', v2, '--name', 'v2']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('has no tool "ech"; did you mean echo?');
+    expect((await cli(['call', 'nodot', '--stdio', v2])).code).toBe(2);
+  });
+
+  it('saves an image to a temporary file and prints its path instead of base64', async () => {
+    const ran = await cli(['call', 'v2.pixel', '--stdio', v2, '--name', 'v2']);
+    expect(ran.code).toBe(0);
+    const saved = /saved to (\S+\.png)\]/.exec(ran.stdout);
+    expect(saved).not.toBeNull();
+    expect(readFileSync(saved![1]!).subarray(1, 4).toString()).toBe('PNG');
+    expect(ran.stdout).not.toContain('iVBORw0KGgo');
+  });
+});
+
+describe('which servers', () => {
+  it('uses the first config file of the folder and says which on stderr; --config and MCP_FLEET_CONFIG come first', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.vscode'));
+    const entry = (name: string) => ({ type: 'stdio', command: process.execPath, args: [fixture('fleet-server.mjs')], env: { FIXTURE_NAME: name } });
+    writeFileSync(join(dir, '.vscode', 'mcp.json'), JSON.stringify({ servers: { from_vscode: entry('vscode') } }));
+    const fromFolder = await cli(['list'], { cwd: dir });
+    expect(fromFolder.stderr).toContain(`using ${join(dir, '.vscode', 'mcp.json')} (vscode)`);
+    expect(fromFolder.stdout).toContain('from_vscode');
+    const other = join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify({ mcpServers: { from_env: entry('env') } }));
+    expect((await cli(['list'], { cwd: dir, env: { MCP_FLEET_CONFIG: other } })).stdout).toContain('from_env');
+    writeFileSync(join(dir, 'explicit.json'), JSON.stringify({ mcpServers: { explicit: entry('explicit') } }));
+    expect((await cli(['list', '--config', 'explicit.json'], { cwd: dir, env: { MCP_FLEET_CONFIG: other } })).stdout).toContain('explicit');
+  });
+
+  it('without any config or ad-hoc server, says where it looked and how to fix it (exit 2)', async () => {
+    const ran = await cli(['list']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('no MCP config found here');
+    expect(ran.stderr).toContain('--stdio');
+  });
+
+  it('ping reports every server, and a failing one exits 1', async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { good: { command: process.execPath, args: [fixture('fleet-server.mjs')] }, bad: { command: join(dir, 'missing-program') } } }),
+    );
+    const ran = await cli(['ping', '--json'], { cwd: dir });
+    expect(ran.code).toBe(1);
+    const { servers } = JSON.parse(ran.stdout) as { servers: { id: string; ok: boolean; ms: number; toolCount: number; error?: string }[] };
+    expect(servers.map(({ id, ok, toolCount }) => ({ id, ok, toolCount }))).toEqual([
+      { id: 'good', ok: true, toolCount: 2 },
+      { id: 'bad', ok: false, toolCount: 0 },
+    ]);
+    expect(servers[1]!.error).toContain('missing-program');
+  });
+});
+
+describe('config', () => {
+  it('add, disable, enable and remove change the file as the manager saves it, and list shows each step', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'mcp.json');
+    const run = (...args: string[]) => cli(['config', ...args], { cwd: dir });
+    expect((await run('add', 'notes', '--stdio', `node server.js --token '\${NOTES_TOKEN}'`, '--env', 'MODE=fast', '--env', 'KEY=${NOTES_KEY}')).code).toBe(0);
+    expect((await run('add', 'remote', '--http', 'https://mcp.example.com/mcp', '--header', 'Authorization=Bearer literal-secret-123')).code).toBe(0);
+    expect((await loadMcpConfig(file)).servers()).toEqual([
+      { id: 'notes', transport: { type: 'stdio', command: 'node', args: ['server.js', '--token', '${NOTES_TOKEN}'], env: { MODE: 'fast', KEY: '${NOTES_KEY}' } } },
+      { id: 'remote', transport: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer literal-secret-123' } } },
+    ]);
+    const listed = await run('list');
+    expect(listed.stdout).toBe('notes\tstdio\tnode server.js --token ${NOTES_TOKEN}\tenabled\nremote\thttp\thttps://mcp.example.com/mcp\tenabled\n');
+    const json = await run('list', '--json');
+    expect(json.stdout).not.toContain('literal-secret-123');
+    expect(JSON.parse(json.stdout)).toMatchObject({ dialect: 'claude_code', servers: [{ transport: { env: { MODE: '[REDACTED]', KEY: '${NOTES_KEY}' } } }, { transport: { headers: { Authorization: '[REDACTED]' } } }] });
+
+    await run('disable', 'notes');
+    expect((await loadMcpConfig(file)).servers()[0]!.disabled).toBe(true);
+    expect((await run('list')).stdout).toContain('notes\tstdio\tnode server.js --token ${NOTES_TOKEN}\tdisabled');
+    await run('enable', 'notes');
+    expect((await loadMcpConfig(file)).servers()[0]!.disabled).toBeUndefined();
+    await run('remove', 'remote');
+    expect((await loadMcpConfig(file)).servers().map((server) => server.id)).toEqual(['notes']);
+    const unknown = await run('remove', 'ghost');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('"ghost"');
+  });
+
+  it('import brings in the servers of a Cursor file', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    mkdirSync(join(home, '.cursor'));
+    writeFileSync(
+      join(home, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { docs: { command: 'docs-server', env: { TOKEN: '${env:DOCS_TOKEN}' } }, web: { url: 'https://web.example.com/mcp' } } }),
+    );
+    const ran = await cli(['config', 'import', '--from', 'cursor', '--json'], { cwd: project, env: { HOME: home } });
+    expect(ran.code).toBe(0);
+    expect((JSON.parse(ran.stdout) as { imported: { id: string }[] }).imported.map((entry) => entry.id)).toEqual(['docs', 'web']);
+    const saved = await loadMcpConfig(join(project, 'mcp.json'));
+    expect(saved.servers()).toEqual([
+      { id: 'docs', transport: { type: 'stdio', command: 'docs-server', env: { TOKEN: '${env:DOCS_TOKEN}' } } },
+      { id: 'web', transport: { type: 'http', url: 'https://web.example.com/mcp' } },
+    ]);
+    // A second import skips what is there already.
+    const again = await cli(['config', 'import', '--from', 'cursor', '--json'], { cwd: project, env: { HOME: home } });
+    expect((JSON.parse(again.stdout) as { skipped: unknown[] }).skipped).toHaveLength(2);
+  });
+});
+
+describe('auth', () => {
+  let stack: HttpFixture;
+  beforeAll(async () => {
+    stack = await startHttpFixture('oauth-stack.mjs');
+  });
+  afterAll(async () => stack.close());
+
+  it('completes from a pasted redirect URL; the next call needs no prompt; --logout makes it ask again', async () => {
+    const dir = tempDir();
+    const config = tempDir();
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { api: { type: 'http', url: stack.url, oauth: { flow: 'authorization_code', redirectUri: 'http://127.0.0.1:1/callback' } } } }),
+    );
+    const env = { XDG_CONFIG_HOME: config };
+    const before = await cli(['call', 'api.whoami'], { cwd: dir, env });
+    expect(before.code).toBe(1);
+    expect(before.stderr).toContain('requires authorization');
+
+    // The person opens the printed URL, approves, and pastes the address the browser ends on.
+    const child = spawn(process.execPath, [BIN, 'auth', 'api'], { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const url = await new Promise<string>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = stdout.split('\n').find((candidate) => candidate.startsWith('http'));
+        if (line !== undefined) resolve(line);
+      }),
+    );
+    child.stdin.write(`${await followAuthorization(url)}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toContain('api is authorized');
+    expect(existsSync(join(config, 'mcp-fleet', 'credentials'))).toBe(true);
+
+    const after = await cli(['call', 'api.whoami', '--json'], { cwd: dir, env });
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toMatchObject({ server_id: 'api', isError: false });
+
+    expect((await cli(['auth', 'api', '--logout'], { cwd: dir, env })).code).toBe(0);
+    expect((await cli(['call', 'api.whoami'], { cwd: dir, env })).code).toBe(1);
+  });
+});
+
+describe('secrets', () => {
+  it('no secret from env, headers or a bearer token appears in any output, errors with --debug included', async () => {
+    const dir = tempDir();
+    const secrets = ['env-secret-aaaa1111', 'header-secret-bbbb2222', 'bearer-secret-cccc3333'];
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({
+        mcpServers: {
+          local: { command: process.execPath, args: ['-e', 'console.error(process.env.API_KEY); process.exit(3)'], env: { API_KEY: secrets[0] } },
+          remote: { type: 'http', url: 'http://127.0.0.1:1/mcp', headers: { 'X-Api-Key': secrets[1] }, bearerToken: secrets[2] },
+        },
+      }),
+    );
+    const outputs: string[] = [];
+    for (const args of [['list'], ['list', '--json'], ['ping', '--debug'], ['status', '--json', '--debug'], ['call', 'local.x', '--debug'], ['call', 'remote.x', '--debug'], ['config', 'list'], ['config', 'list', '--json']]) {
+      const ran = await cli(args, { cwd: dir });
+      outputs.push(ran.stdout, ran.stderr);
+    }
+    const all = outputs.join('\n');
+    expect(all).toContain('[REDACTED]');
+    for (const secret of secrets) expect(all).not.toContain(secret);
+  });
+});
