@@ -52,7 +52,8 @@ describe('help and version', () => {
     }
     expect(help.stdout).toContain('130 interrupted');
     const version = await cli(['--version']);
-    expect(version).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const { version: packageVersion } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(version).toMatchObject({ code: 0, stdout: `${packageVersion}\n` });
     const callHelp = await cli(['call', '--help']);
     expect(callHelp.stdout).toContain('--args <json>');
   });

@@ -4,7 +4,15 @@
  * and the servers are shut down before the command exits with 130; a second Ctrl-C exits
  * at once (the library still kills every server's process group on exit).
  */
-import { run } from './program.js';
+import { VERSION } from './version.js';
+
+const argv = process.argv.slice(2);
+// The version alone needs nothing else loaded: it answers as fast as Node.js starts.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${VERSION}\n`);
+  process.exit(0);
+}
+const { run } = await import('./program.js');
 
 const interrupt = new AbortController();
 process.on('SIGINT', () => {
@@ -13,4 +21,4 @@ process.on('SIGINT', () => {
 });
 
 const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
-process.exitCode = await run(process.argv.slice(2), io, interrupt.signal);
+process.exitCode = await run(argv, io, interrupt.signal);

@@ -7,8 +7,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT, exitCodeOf, type ExitCode } from './errors.js';
 import type { AdHocServer, CliFleet, ServerOptions } from './context.js';
 import { type CliIO, Output } from './output.js';
+import { VERSION } from './version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './version.js';
 
 /** What a subcommand gets: the streams, the output, the run's cancellation, its options, and the fleet (opened on first use, closed after the run). */
 export interface CommandContext {
