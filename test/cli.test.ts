@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadMcpConfig } from '../src/index.js';
 import { fixture, followAuthorization, type HttpFixture, startHttpFixture } from './helpers.js';
 
@@ -129,6 +129,65 @@ describe('call', () => {
     expect(saved).not.toBeNull();
     expect(readFileSync(saved![1]!).subarray(1, 4).toString()).toBe('PNG');
     expect(ran.stdout).not.toContain('iVBORw0KGgo');
+  });
+});
+
+describe('the other commands', () => {
+  const everything = `${process.execPath} ${join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')}`;
+  const ev = ['--stdio', everything, '--name', 'ev'];
+
+  it('search ranks tools across servers and names them as call takes them', async () => {
+    const ran = await cli(['search', 'sum', ...ev, '--stdio', FLEET_SERVER]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.split('\n')[0]).toBe('ev.get-sum\tReturns the sum of two numbers');
+    const json = JSON.parse((await cli(['search', 'echo', '--limit', '5', ...ev, '--json'])).stdout) as { tools: { name: string }[] };
+    expect(json.tools[0]!.name).toBe('mcp_ev_echo');
+  });
+
+  it('resources, read, prompts and prompt show what the server offers', async () => {
+    const listed = await cli(['resources', 'ev', ...ev, '--json']);
+    const { resources } = JSON.parse(listed.stdout) as { resources: { uri: string; mimeType?: string }[] };
+    const text = resources.find((resource) => resource.mimeType === 'text/markdown')!;
+    const read = await cli(['read', 'ev', text.uri, ...ev]);
+    expect(read.code).toBe(0);
+    expect(read.stdout.length).toBeGreaterThan(0);
+    const prompts = await cli(['prompts', 'ev', ...ev]);
+    expect(prompts.stdout).toContain('simple-prompt()');
+    const prompt = await cli(['prompt', 'ev', 'simple-prompt', ...ev]);
+    expect(prompt).toMatchObject({ code: 0 });
+    expect(prompt.stdout).toMatch(/^user: \S/);
+  });
+
+  it('call --timeout ends a call that hangs with exit 1, naming the deadline', async () => {
+    const hang = `env FIXTURE_TOOLS='${JSON.stringify([{ name: 'hang', _fixture: { hang: true } }])}' ${process.execPath} ${fixture('catalog-server.mjs')}`;
+    const ran = await cli(['call', 'c.hang', '--timeout', '300', '--stdio', hang, '--name', 'c', '--json']);
+    expect(ran.code).toBe(1);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ error: { code: 'timeout' } });
+  });
+
+  it('without a terminal, an elicitation is declined and the call goes on', async () => {
+    const ran = await cli(['call', 'i.confirm', '--stdio', `${process.execPath} ${fixture('interactive-server.mjs')}`, '--name', 'i']);
+    expect(ran).toMatchObject({ code: 0, stdout: 'declined\n' });
+  });
+
+  it('status --watch --json prints each supervision change as a line, and Ctrl-C ends it with 130', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'w.jsonl');
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { w: { command: process.execPath, args: [fixture('fleet-server.mjs')], env: { FIXTURE_LOG: log }, restartPolicy: { initialDelayMs: 50 } } } }),
+    );
+    const child = spawn(process.execPath, [BIN, 'status', '--watch', '--json'], { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const lines = () => stdout.split('\n').filter((line) => line.startsWith('{"id"')).map((line) => JSON.parse(line) as { state: string; pid?: number });
+    await vi.waitFor(() => expect(stdout).toContain('"servers"'), { timeout: 15_000 });
+    const first = (JSON.parse(stdout.slice(0, stdout.indexOf('\n}\n') + 2)) as { servers: { pid: number }[] }).servers[0]!.pid;
+    process.kill(first, 'SIGKILL');
+    await vi.waitFor(() => expect(lines().map((line) => line.state)).toEqual(['crashed', 'restarting', 'running']), { timeout: 15_000 });
+    expect(lines()[2]!.pid).not.toBe(first);
+    child.kill('SIGINT');
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(130);
   });
 });
 
