@@ -129,9 +129,10 @@ describe('supervision', () => {
         ],
       }),
     );
-    // Each scheduled attempt once (under load a start can fail, not crash, when the server dies during it).
+    // Each scheduled attempt once (under load a start can fail, not crash, when the server dies during it,
+    // and the first attempt is then scheduled when monitoring starts).
     manager.on('status', (status: McpFleetServerStatus) => {
-      if (status.restartDelayMs !== undefined && delays.length < status.restartAttempts) delays.push(status.restartDelayMs);
+      if (status.restartDelayMs !== undefined) delays[status.restartAttempts - 1] = status.restartDelayMs;
     });
     await manager.init();
     await vi.waitFor(() => expect(manager.status('loop').lastError).toMatch(/gave up after 3 restart attempts/), { timeout: 10_000 });

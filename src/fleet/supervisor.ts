@@ -47,7 +47,10 @@ export class Supervisor {
     // Monitoring never keeps a process alive by itself; a pending restart does.
     this.interval.unref();
     for (const entry of this.fleet.entries()) {
-      if (entry.nextRestartAt === undefined && this.consider(entry) === 'given_up') void this.fleet.giveUp(entry);
+      if (entry.nextRestartAt !== undefined) continue;
+      const decision = this.consider(entry);
+      if (decision === 'scheduled') this.fleet.changed(entry);
+      else if (decision === 'given_up') void this.fleet.giveUp(entry);
     }
   }
 
