@@ -58,6 +58,14 @@ describe('help and version', () => {
     expect(callHelp.stdout).toContain('--args <json>');
   });
 
+  it('stops quietly when the reader of its output goes away (| head, | true)', async () => {
+    const child = spawn('sh', ['-c', `"${process.execPath}" "${BIN}" --help | true`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(stderr).toBe('');
+  });
+
   it('an unknown command or option is a usage error (exit 2)', async () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['list', '--frobnicate'])).code).toBe(2);

@@ -6,6 +6,14 @@
  */
 import { VERSION } from './version.js';
 
+// A reader that stopped reading (`mcp-fleet list | head -1`) is not an error: stop quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const argv = process.argv.slice(2);
 // The version alone needs nothing else loaded: it answers as fast as Node.js starts.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
