@@ -39,6 +39,17 @@ function cli(args: string[], options: { cwd?: string; env?: Record<string, strin
   });
 }
 
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
 }
@@ -120,7 +131,7 @@ describe('call', () => {
     expect(failed).toMatchObject({ code: 1, stdout: 'this tool always fails\n' });
     const bad = await cli(['call', 'v2.echo', 'text', '--stdio', v2, '--name', 'v2']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('"text" is not a key=value argument');
+    expect(bad.stderr).toContain('an argument without "=" was given');
     const missing = await cli(['call', 'v2.add', 'a=1', '--stdio', v2, '--name', 'v2']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('v2.add needs b=...: add(a: number, b: number)');
@@ -196,6 +207,92 @@ describe('the other commands', () => {
     expect(lines()[2]!.pid).not.toBe(first);
     child.kill('SIGINT');
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(130);
+  });
+});
+
+describe('found in review', () => {
+  const v2 = `${process.execPath} ${fixture('v2-server.mjs')}`;
+
+  it('a server that outlives its stdin closing is stopped with SIGTERM, and the command still ends with its own exit code', async () => {
+    const keep = `env FIXTURE_EXIT_AFTER_MS=100000 ${FLEET_SERVER}`;
+    expect(await cli(['call', 'keep.echo', 'text=hi', '--stdio', keep, '--name', 'keep'])).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect((await cli(['call', 'keep.nosuch', '--stdio', keep, '--name', 'keep'])).code).toBe(2);
+  });
+
+  it('leading NAME=value words of --stdio are the server\'s environment, secret like any env value', async () => {
+    const ran = await cli(['call', 'w.whoami', '--json', '--stdio', `SECRET_T=sek-4567abcd ${FLEET_SERVER}`, '--name', 'w']);
+    expect((JSON.parse(ran.stdout) as { structuredContent: { env: Record<string, string> } }).structuredContent.env.SECRET_T).toBe('sek-4567abcd');
+    const failed = await cli(['list', '--json', '--stdio', `TOKEN=tok-9876wxyz ${join(tempDir(), 'missing-program')}`]);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout + failed.stderr).not.toContain('tok-9876wxyz');
+  });
+
+  it('fits key=value to the schema: a digit for a string is sent as text, a word for a number is a usage error', async () => {
+    expect(await cli(['call', 'v2.echo', 'text=5', '--stdio', v2, '--name', 'v2'])).toMatchObject({ code: 0, stdout: '5\n' });
+    const wrong = await cli(['call', 'v2.add', 'a=x', 'b=3', '--stdio', v2, '--name', 'v2']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('a takes number, not a string');
+  });
+
+  it('a host failure is one line on stderr in text, the envelope in --json, also when the server does not start', async () => {
+    const hang = `env FIXTURE_TOOLS='${JSON.stringify([{ name: 'hang', _fixture: { hang: true } }])}' ${process.execPath} ${fixture('catalog-server.mjs')}`;
+    const timedOut = await cli(['call', 'c.hang', '--timeout', '300', '--stdio', hang, '--name', 'c']);
+    expect(timedOut).toMatchObject({ code: 1, stdout: '' });
+    expect(timedOut.stderr).toContain('(--timeout)');
+    const gone = await cli(['call', 'x.echo', '--json', '--stdio', join(tempDir(), 'missing-program'), '--name', 'x']);
+    expect(gone.code).toBe(1);
+    expect(JSON.parse(gone.stdout)).toMatchObject({ server_id: 'x', tool: 'echo', error: { code: 'connect_failed' } });
+  });
+
+  it('--name names the ad-hoc server given just before it, and is refused before any', async () => {
+    const ran = await cli(['list', '--json', '--stdio', FLEET_SERVER, '--stdio', FLEET_SERVER, '--name', 'second']);
+    expect((JSON.parse(ran.stdout) as { servers: { id: string }[] }).servers.map((server) => server.id)).toEqual(['fleet-server', 'second']);
+    expect((await cli(['list', '--name', 'x', '--stdio', FLEET_SERVER])).code).toBe(2);
+  });
+
+  it('a prompt without a required argument is a usage error', async () => {
+    const everything = `${process.execPath} ${join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')}`;
+    const ran = await cli(['prompt', 'ev', 'args-prompt', '--stdio', everything, '--name', 'ev']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('needs city=...');
+  });
+
+  it('config add keeps ${...} templates of a command line, takes headers as curl writes them, and never echoes a value it refuses', async () => {
+    const dir = tempDir();
+    await cli(['config', 'add', 't', '--stdio', 'node x.js --key ${API_KEY} --url=${env:BASE}/v1'], { cwd: dir });
+    await cli(['config', 'add', 'h', '--http', 'https://api.example.com/mcp?key=query-secret-77', '--header', 'Authorization: Bearer tok-SECRET-abc'], { cwd: dir });
+    expect((await loadMcpConfig(join(dir, 'mcp.json'))).servers()).toEqual([
+      { id: 't', transport: { type: 'stdio', command: 'node', args: ['x.js', '--key', '${API_KEY}', '--url=${env:BASE}/v1'] } },
+      { id: 'h', transport: { type: 'http', url: 'https://api.example.com/mcp?key=query-secret-77', headers: { Authorization: 'Bearer tok-SECRET-abc' } } },
+    ]);
+    const listed = (await cli(['config', 'list'], { cwd: dir })).stdout + (await cli(['config', 'list', '--json'], { cwd: dir })).stdout;
+    expect(listed).not.toContain('query-secret-77');
+    expect(listed).not.toContain('tok-SECRET-abc');
+    const refused = await cli(['config', 'add', 'e', '--stdio', 'node y.js', '--env', 'sk-SECRETVALUE'], { cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain('sk-SECRETVALUE');
+  });
+
+  it('config add to a .vscode/mcp.json that does not exist yet creates it in VS Code\'s shape', async () => {
+    const dir = tempDir();
+    expect((await cli(['config', 'add', 'fs', '--stdio', 'node fs.js', '--config', '.vscode/mcp.json'], { cwd: dir })).code).toBe(0);
+    const file = await loadMcpConfig(join(dir, '.vscode', 'mcp.json'));
+    expect(file.dialect).toBe('vscode');
+    expect(file.text).toContain('"servers"');
+  });
+
+  it('import skips a VS Code server that needs the inputs of its own file, saying why', async () => {
+    const project = tempDir();
+    mkdirSync(join(project, '.vscode'));
+    writeFileSync(
+      join(project, '.vscode', 'mcp.json'),
+      JSON.stringify({ inputs: [{ type: 'promptString', id: 'key' }], servers: { f: { type: 'stdio', command: 'f', env: { K: '${input:key}' } }, g: { type: 'stdio', command: 'g' } } }),
+    );
+    const ran = await cli(['config', 'import', '--from', 'vscode', '--config', 'mcp.json', '--json'], { cwd: project });
+    const result = JSON.parse(ran.stdout) as { imported: { id: string }[]; skipped: { id: string; reason: string }[] };
+    expect(result.imported.map((entry) => entry.id)).toEqual(['g']);
+    expect(result.skipped[0]!.id).toBe('f');
+    expect(result.skipped[0]!.reason).toContain('VS Code inputs');
   });
 });
 
@@ -333,6 +430,29 @@ describe('auth', () => {
 
     expect((await cli(['auth', 'api', '--logout'], { cwd: dir, env })).code).toBe(0);
     expect((await cli(['call', 'api.whoami'], { cwd: dir, env })).code).toBe(1);
+  });
+
+  it('completes through the loopback redirect URI when nothing is pasted, even with stdin closed', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    writeFileSync(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { api: { type: 'http', url: stack.url, oauth: { flow: 'authorization_code', redirectUri: `http://127.0.0.1:${port}/callback` } } } }),
+    );
+    const child = spawn(process.execPath, [BIN, 'auth', 'api'], { cwd: dir, env: { PATH: process.env.PATH!, HOME: dir, XDG_CONFIG_HOME: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const url = await new Promise<string>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const line = stdout.split('\n').find((candidate) => candidate.startsWith('http'));
+        if (line !== undefined) resolve(line);
+      }),
+    );
+    // The browser, sent back to this machine, reaches the listener.
+    const redirect = await followAuthorization(url);
+    expect(new URL(redirect).port).toBe(String(port));
+    expect((await fetch(redirect)).status).toBe(200);
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
   });
 });
 

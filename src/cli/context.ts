@@ -16,7 +16,7 @@ import type { McpFleetServerConfig } from '../fleet/server-config.js';
 import type { McpFleetServerStatus, McpFleetStartOutcome } from '../fleet/status.js';
 import type { McpLogger } from '../mcp/logger.js';
 import { commandLine } from './args.js';
-import { usageError } from './errors.js';
+import { cliWording, usageError } from './errors.js';
 import type { CliIO, Output } from './output.js';
 import { credentialsFolder } from './paths.js';
 import { Progress } from './progress.js';
@@ -26,6 +26,8 @@ import { terminalElicitation, terminalInputs } from './prompt.js';
 export interface AdHocServer {
   kind: 'stdio' | 'http';
   value: string;
+  /** `--name`, given right after it. */
+  name?: string;
 }
 
 /** The options every command that uses servers takes. */
@@ -33,8 +35,6 @@ export interface ServerOptions {
   config?: string;
   /** `--stdio` and `--http`, in the order given. */
   adHoc: AdHocServer[];
-  /** `--name`, in the order given: the ids of the ad-hoc servers. */
-  name?: string[];
   json?: boolean;
   color?: boolean;
   debug?: boolean;
@@ -77,8 +77,8 @@ function adHocId(server: AdHocServer): string {
 /** The ad-hoc servers as fleet configs, named by `--name` or after what they run. */
 export function adHocServers(options: ServerOptions): McpFleetServerConfig[] {
   const used = new Set<string>();
-  return options.adHoc.map((server, i) => {
-    let id = (options.name?.[i] ?? adHocId(server)).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || server.kind;
+  return options.adHoc.map((server) => {
+    let id = (server.name ?? adHocId(server)).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || server.kind;
     for (let n = 2; used.has(id); n++) id = `${id.replace(/-\d+$/, '')}-${n}`;
     used.add(id);
     if (server.kind === 'http') return { id, transport: { type: 'http', url: server.value } };
@@ -89,7 +89,6 @@ export function adHocServers(options: ServerOptions): McpFleetServerConfig[] {
 /** Reads the servers a command works with; says on stderr which file it uses. */
 export async function serverSource(io: CliIO, output: Output, options: ServerOptions): Promise<ServerSource> {
   const adHoc = adHocServers(options);
-  if ((options.name?.length ?? 0) > adHoc.length) throw usageError('--name names an ad-hoc server: give one --stdio or --http for each --name.');
   // Ad-hoc servers stand alone, unless a file is asked for explicitly as well.
   if (adHoc.length > 0 && options.config === undefined) return { file: undefined, adHoc };
   const path = configPath(io, options.config);
@@ -152,15 +151,15 @@ export class CliFleet {
    * terminal. For a person at a terminal every server may ask for input (elicitation) and
    * offers its resources, whatever its file says; nothing is saved.
    */
-  async start(ids: readonly string[] = this.enabledIds(), signal?: AbortSignal): Promise<McpFleetStartOutcome[]> {
+  async start(ids: readonly string[] = this.enabledIds(), signal?: AbortSignal, options: { progress?: boolean } = {}): Promise<McpFleetStartOutcome[]> {
     for (const id of ids) {
       const config = this.manager.serverConfig(id);
       if (config.elicitation !== true || config.resources !== true) await this.manager.updateServer(id, { ...config, elicitation: true, resources: true });
     }
-    const progress = Progress.start(this.output.io, this.output.err, ids);
+    const progress = options.progress === false ? undefined : Progress.start(this.output.io, this.output.err, ids);
     const onStatus = (status: McpFleetServerStatus): void => {
       if (status.state === 'running') progress?.finish(status.id, true, `${status.toolCount} tools`);
-      if (status.state === 'failed_to_start') progress?.finish(status.id, false, oneLine(status.lastError ?? 'failed'));
+      if (status.state === 'failed_to_start') progress?.finish(status.id, false, oneLine(cliWording(status.lastError ?? 'failed')));
     };
     this.manager.on('status', onStatus);
     try {

@@ -40,3 +40,16 @@ export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof McpConfigError || error instanceof McpUnknownServerError) return EXIT.usage;
   return EXIT.failure;
 }
+
+/**
+ * A library message in the command's words: where the library names its own API (what an
+ * application calls), a person at a terminal is told the command to run instead.
+ */
+export function cliWording(message: string): string {
+  return message
+    .replace(/MCP server "([^"]+)" requires authorization; run beginAuthorization\/completeAuthorization for it, then retry\./g, 'MCP server "$1" requires authorization; run mcp-fleet auth $1, then retry.')
+    .replace(/run beginAuthorization\/completeAuthorization for it, then retry/g, 'run mcp-fleet auth <server>, then retry')
+    .replace(/MCP server "([^"]+)" is disabled; enable it before starting it \(enableServer\)\./g, 'MCP server "$1" is disabled; enable it with mcp-fleet config enable $1.')
+    .replace(/but nothing can ask for it; give the McpServerManager an `inputs` handler/g, 'but there is no terminal to ask on; run the command in a terminal')
+    .replace(/the call's timeoutMs/g, '--timeout');
+}

@@ -58,6 +58,11 @@ export class Output {
     this.io.stdout.write(`${text}\n`);
   }
 
+  /** One line of the result, cut to the terminal's width on a terminal (so it never wraps), whole when piped. */
+  printLine(text: string): void {
+    this.print(this.interactive && this.io.stdout.columns ? cutVisible(text, this.io.stdout.columns - 1) : text);
+  }
+
   /** The result as JSON, on stdout. */
   printJson(value: unknown): void {
     this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -84,13 +89,17 @@ export class Output {
       return;
     }
     const widths = header.map((cell, i) => Math.max(visibleLength(cell), ...rows.map((row) => visibleLength(row[i] ?? ''))));
-    const budget = (this.io.stdout.columns ?? Number.POSITIVE_INFINITY) - 1;
+    const budget = (this.io.stdout.columns || Number.POSITIVE_INFINITY) - 1;
     const total = () => widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
-    // The widest column gives way first, down to a readable minimum.
+    // The widest column gives way first, no narrower than the next widest, then both, and
+    // so on, each down to a readable minimum.
     for (let excess = total() - budget; excess > 0; excess = total() - budget) {
-      const widest = widths.indexOf(Math.max(...widths));
-      if (widths[widest]! <= MIN_COLUMN) break;
-      widths[widest] = Math.max(MIN_COLUMN, widths[widest]! - excess);
+      const widest = Math.max(...widths);
+      if (widest <= MIN_COLUMN) break;
+      const next = Math.max(MIN_COLUMN, ...widths.filter((width) => width < widest));
+      const index = widths.indexOf(widest);
+      widths[index] = Math.max(next, widest - excess, MIN_COLUMN);
+      if (widths[index] === widest) widths[index] = widest - 1;
     }
     const line = (cells: string[]) =>
       cells

@@ -4,7 +4,7 @@
  * `mcp-fleet --version` or `--help` never loads the MCP SDK.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, EXIT, exitCodeOf, type ExitCode } from './errors.js';
+import { CliError, cliWording, EXIT, exitCodeOf, type ExitCode } from './errors.js';
 import type { AdHocServer, CliFleet, ServerOptions } from './context.js';
 import { type CliIO, Output } from './output.js';
 import { VERSION } from './version.js';
@@ -85,7 +85,12 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
           adHoc.push({ kind: 'http', value });
           return value;
         })
-        .option('--name <id>', 'the id of the ad-hoc server given at the same position (repeatable)', (value: string, previous: string[] = []) => [...previous, value]);
+        .option('--name <id>', 'the id of the ad-hoc server given just before it (repeatable)', (value: string) => {
+          const last = adHoc.at(-1);
+          if (last === undefined || last.name !== undefined) throw new CliError(`--name ${value} must follow the --stdio or --http server it names.`, EXIT.usage);
+          last.name = value;
+          return value;
+        });
     }
     command
       .option('--json', 'print a stable JSON shape instead of text (see the README)')
@@ -165,7 +170,7 @@ function report(error: unknown, output: Output, signal: AbortSignal): ExitCode {
     return EXIT.interrupted;
   }
   const message = error instanceof Error ? error.message : String(error);
-  output.error(message);
+  output.error(cliWording(message));
   if (output.options.debug && error instanceof Error && error.stack !== undefined) output.io.stderr.write(`${error.stack}\n`);
   return exitCodeOf(error);
 }

@@ -52,7 +52,8 @@ export class Progress {
 
   /** Progress lines for `ids` on a terminal's stderr; `undefined` when stderr is not a terminal or there is nothing to show. */
   static start(io: CliIO, colors: Colors, ids: readonly string[]): Progress | undefined {
-    return io.stderr.isTTY === true && ids.length > 0 ? new Progress(io.stderr, colors, ids) : undefined;
+    // A dumb terminal cannot move the cursor back up to redraw.
+    return io.stderr.isTTY === true && io.env.TERM !== 'dumb' && ids.length > 0 ? new Progress(io.stderr, colors, ids) : undefined;
   }
 
   /** Marks a server ready or failed (`detail`: its tool count, or why it failed). */
@@ -76,10 +77,11 @@ export class Progress {
   private draw(): void {
     const c = this.colors;
     const width = Math.max(...this.lines.map((line) => line.id.length));
-    const columns = this.stream.columns ?? 100;
+    const columns = this.stream.columns || 100;
     this.frame = (this.frame + 1) % FRAMES.length;
-    // Back to the first line, then each line cleared and written again.
-    let text = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    // Back to the start of the first line (whatever was typed on the current one, such as
+    // an echoed ^C), then each line cleared and written again.
+    let text = this.drawn > 0 ? `\r\x1b[${this.drawn}A` : '\r';
     for (const line of this.lines) {
       const name = line.id.padEnd(width);
       let body: string;

@@ -53,6 +53,47 @@ export function toolSignature(name: string, inputSchema: unknown): string {
   return `${name}(${parameters.join(', ')})`;
 }
 
+/** The JSON types a property's schema takes (`type`, or those of an `anyOf`/`oneOf`), or `undefined` when it says none. */
+function acceptedTypes(schema: unknown): Set<string> | undefined {
+  if (!isSchema(schema)) return undefined;
+  if (Array.isArray(schema.enum)) return new Set(schema.enum.map((choice) => (choice === null ? 'null' : typeof choice)));
+  if (typeof schema.type === 'string') return new Set([schema.type === 'integer' ? 'number' : schema.type]);
+  if (Array.isArray(schema.type)) return new Set(schema.type.map((type: unknown) => (type === 'integer' ? 'number' : String(type))));
+  const union = schema.anyOf ?? schema.oneOf;
+  if (!Array.isArray(union)) return undefined;
+  const types = new Set<string>();
+  for (const option of union) {
+    const inner = acceptedTypes(option);
+    if (inner === undefined) return undefined;
+    for (const type of inner) types.add(type);
+  }
+  return types;
+}
+
+function jsonType(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * Fits `key=value` arguments to the tool's schema: a value typed as `5` or `true` for a
+ * parameter that takes a string is sent as the text typed; then every argument whose
+ * JSON type the schema does not take is named (never its value, which may be a secret),
+ * so the person fixes it before the call is sent.
+ */
+export function fitArguments(inputSchema: unknown, args: Record<string, unknown>, typed: Record<string, string>): { args: Record<string, unknown>; problems: string[] } {
+  const properties = isSchema(inputSchema) && isSchema(inputSchema.properties) ? inputSchema.properties : {};
+  const fitted = { ...args };
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(fitted)) {
+    const types = acceptedTypes(properties[key]);
+    if (types === undefined) continue;
+    if (!types.has(jsonType(value)) && types.has('string') && Object.hasOwn(typed, key)) fitted[key] = typed[key];
+    const type = jsonType(fitted[key]);
+    if (!types.has(type)) problems.push(`${key} takes ${[...types].join(' or ')}, not ${type === 'object' ? 'an object' : type === 'array' ? 'an array' : `a ${type}`}`);
+  }
+  return { args: fitted, problems };
+}
+
 /** The required parameters an argument object lacks. */
 export function missingArguments(inputSchema: unknown, args: Record<string, unknown>): string[] {
   const schema = isSchema(inputSchema) ? inputSchema : {};

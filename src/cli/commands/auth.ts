@@ -33,14 +33,33 @@ async function listenerFor(redirectUri: string | undefined): Promise<OAuthCallba
   }
 }
 
-/** The first non-empty line typed or piped on stdin. */
-function pastedLine(context: CommandContext): { line: Promise<string>; close: () => void } {
+/** Whether a pasted line can be the end of the flow: a redirect URL carrying `code` or `error`, or a bare code. */
+function looksLikeRedirect(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.searchParams.has('code') || url.searchParams.has('error');
+  } catch {
+    return /^[\w.~-]{8,}$/.test(text);
+  }
+}
+
+/**
+ * The redirect URL (or code) pasted on stdin: a line that cannot be one is answered with
+ * a hint and the next line is read. When stdin ends, the flow waits for the listener if
+ * there is one, else fails.
+ */
+function pastedRedirect(context: CommandContext, listening: boolean): { line: Promise<string>; close: () => void } {
   const lines = createInterface({ input: context.io.stdin, terminal: false });
   const line = new Promise<string>((resolve, reject) => {
-    lines.on('line', (text) => {
-      if (text.trim() !== '') resolve(text.trim());
+    lines.on('line', (typed) => {
+      const text = typed.trim();
+      if (text === '') return;
+      if (looksLikeRedirect(text)) resolve(text);
+      else context.output.note('That is not the address the browser ended on (it holds ?code=...); paste that address, then press Enter.');
     });
-    lines.on('close', () => reject(new Error('stdin ended before a redirect URL was pasted')));
+    lines.on('close', () => {
+      if (!listening) reject(new Error('stdin ended before the redirect URL was pasted; paste it, or let the browser reach the loopback redirect URI'));
+    });
   });
   line.catch(() => {});
   return { line, close: () => lines.close() };
@@ -62,7 +81,8 @@ export async function auth(context: CommandContext, serverId: unknown): Promise<
   if (transport.type === 'stdio') throw usageError(`MCP server "${id}" runs over stdio; OAuth applies only to HTTP and SSE servers.`);
   if (transport.oauth === undefined) throw usageError(`MCP server "${id}" has no \`oauth\` in its configuration; add { "oauth": { "flow": "authorization_code", "redirectUri": "http://127.0.0.1:8765/callback" } } to it.`);
 
-  const [outcome] = await fleet.start([id], signal);
+  // No progress line: its failure (authorization required) is what this command is about to fix.
+  const [outcome] = await fleet.start([id], signal, { progress: false });
   if (context.options.logout === true) {
     // A server that started, or one held waiting for authorization: either way its grant can be cleared.
     if (!outcome!.ok && !manager.status(id).authorizationRequired) throw outcome!.error;
@@ -80,7 +100,7 @@ export async function auth(context: CommandContext, serverId: unknown): Promise<
 
   const url = await manager.beginAuthorization(id);
   const listener = await listenerFor(redirectUriOf(manager, id));
-  const pasted = pastedLine(context);
+  const pasted = pastedRedirect(context, listener !== undefined);
   if (output.json) {
     output.io.stdout.write(`${JSON.stringify({ url })}\n`);
   } else {

@@ -14,10 +14,10 @@ import { join } from 'node:path';
 import type { ToolPresentationPart } from '../../core/presentation.js';
 import { nearMatches } from '../../core/similarity.js';
 import { callArguments, callTarget } from '../args.js';
-import { EXIT, type ExitCode, usageError } from '../errors.js';
+import { cliWording, EXIT, exitCodeOf, type ExitCode, usageError } from '../errors.js';
 import type { Output } from '../output.js';
 import type { CommandContext } from '../program.js';
-import { missingArguments, toolSignature } from '../signature.js';
+import { fitArguments, missingArguments, toolSignature } from '../signature.js';
 
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',
@@ -54,13 +54,23 @@ function suggestions(typed: string, names: readonly string[]): string[] {
   return names.filter((name) => nearMatches(typed, name.split(/[-_.]/)).length > 0).slice(0, 3);
 }
 
+/** A failure of the host, not of the tool: in `--json` the envelope's shape, in text one line on stderr. */
+function hostFailure(context: CommandContext, serverId: string, tool: string, code: string, message: string): void {
+  if (context.output.json) context.output.printJson({ server_id: serverId, tool, error: { code, message } });
+  else context.output.error(cliWording(message));
+}
+
 export async function call(context: CommandContext, target: unknown, words: unknown): Promise<ExitCode> {
   const { serverId, tool } = callTarget(String(target));
-  const args = callArguments(words as string[], context.options.args as string | undefined);
+  const given = callArguments(words as string[], context.options.args as string | undefined);
   const fleet = await context.fleet();
   fleet.require(serverId);
   const [outcome] = await fleet.start([serverId], context.signal);
-  if (outcome !== undefined && !outcome.ok) throw outcome.error;
+  context.signal.throwIfAborted();
+  if (outcome !== undefined && !outcome.ok) {
+    hostFailure(context, serverId, tool, (outcome.error as { code?: string }).code ?? 'server_unavailable', outcome.error.message);
+    return exitCodeOf(outcome.error);
+  }
   const { manager } = fleet;
   const name = manager.toolName(serverId, tool);
   if (name === undefined) {
@@ -75,14 +85,21 @@ export async function call(context: CommandContext, target: unknown, words: unkn
     );
   }
   const origin = manager.toolOrigin(name)!;
-  const missing = missingArguments(origin.tool.inputSchema, args);
-  if (missing.length > 0) {
-    throw usageError(`${serverId}.${tool} needs ${missing.map((key) => `${key}=...`).join(' ')}: ${toolSignature(tool, origin.tool.inputSchema)}`);
-  }
+  const signature = toolSignature(tool, origin.tool.inputSchema);
+  const missing = missingArguments(origin.tool.inputSchema, given.args);
+  if (missing.length > 0) throw usageError(`${serverId}.${tool} needs ${missing.map((key) => `${key}=...`).join(' ')}: ${signature}`);
+  const { args, problems } = fitArguments(origin.tool.inputSchema, given.args, given.typed);
+  if (problems.length > 0) throw usageError(`${serverId}.${tool}: ${problems.join('; ')}: ${signature}`);
   const timeoutMs = context.options.timeout as number | undefined;
   const result = await manager.call(name, args, { signal: context.signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  context.signal.throwIfAborted();
   const { output } = context;
+  const failure = (result.output as { error?: { code?: string; message?: string } }).error;
   if (output.json) output.printJson(result.output);
+  else if (failure !== undefined) {
+    const message = failure.code === 'authorization_required' ? `MCP server "${serverId}" requires authorization; run mcp-fleet auth ${serverId}, then retry.` : (failure.message ?? 'the call failed');
+    hostFailure(context, serverId, tool, failure.code ?? 'call_failed', message);
+  }
   else await printParts(output, result.modelOutput?.parts ?? [{ type: 'text', text: JSON.stringify(result.output) }], tool.replace(/[^A-Za-z0-9_-]+/g, '_'));
   return result.isError ? EXIT.failure : EXIT.ok;
 }

@@ -11,13 +11,15 @@
  * `{ file, server, action }`.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { loadMcpConfig } from '../../fleet/config-file.js';
-import type { McpConfigDialect } from '../../fleet/dialects.js';
+import { detectDialect, type McpConfigDialect } from '../../fleet/dialects.js';
 import { findMcpConfigs } from '../../fleet/locations.js';
 import { McpServerManager } from '../../fleet/manager.js';
 import type { McpFleetServerConfig } from '../../fleet/server-config.js';
 import { hasTemplates } from '../../fleet/templates.js';
+import { REDACTED } from '../../mcp/config.js';
 import { commandLine } from '../args.js';
 import { configPath } from '../context.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';
@@ -33,11 +35,32 @@ const EDITORS: Record<string, McpConfigDialect> = {
   gemini: 'gemini_cli',
 };
 
-const REDACTED = '[REDACTED]';
-
 /** A value shown as it is when it is only a template (the secret lives elsewhere), else redacted. */
 function shown(value: string): string {
   return hasTemplates(value) && value.replace(/\$\{[^}]*\}/g, '').trim() === '' ? value : REDACTED;
+}
+
+/** A word as a shell would need it written: quoted only when it holds a space or a quote. */
+function shellWord(word: string): string {
+  return word === '' || /[\s'"\\]/.test(word) ? `'${word.replaceAll("'", `'\\''`)}'` : word;
+}
+
+/** A URL with every query value that is not a template redacted (some services take a key there). */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.search === '') return url;
+    for (const key of [...new Set(parsed.searchParams.keys())]) {
+      const values = parsed.searchParams.getAll(key);
+      parsed.searchParams.delete(key);
+      for (const value of values) parsed.searchParams.append(key, shown(value));
+    }
+    return parsed.href;
+  } catch {
+    // Not a URL yet (a template): its query, if any, is redacted whole.
+    const at = url.indexOf('?');
+    return at === -1 ? url : `${url.slice(0, at)}?${REDACTED}`;
+  }
 }
 
 function redactValues(values: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -54,6 +77,7 @@ export function redactedServer(config: McpFleetServerConfig): McpFleetServerConf
     ...(config.secrets === undefined ? {} : { secrets: config.secrets.map(() => REDACTED) }),
     transport: {
       ...transport,
+      url: shownUrl(transport.url),
       ...(transport.headers === undefined ? {} : { headers: redactValues(transport.headers)! }),
       ...(transport.bearerToken === undefined ? {} : { bearerToken: shown(transport.bearerToken) }),
       ...(oauth === undefined ? {} : { oauth }),
@@ -61,12 +85,21 @@ export function redactedServer(config: McpFleetServerConfig): McpFleetServerConf
   };
 }
 
-function pairs(words: readonly string[] | undefined, flag: string): Record<string, string> | undefined {
+/**
+ * `KEY=VALUE` words (headers also as curl writes them, `Name: value`). A value may be a
+ * secret, so an error names at most what comes before the separator.
+ */
+function pairs(words: readonly string[] | undefined, flag: '--env' | '--header'): Record<string, string> | undefined {
   if (words === undefined || words.length === 0) return undefined;
   const result: Record<string, string> = {};
   for (const word of words) {
+    const colon = flag === '--header' ? /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/s.exec(word) : null;
     const at = word.indexOf('=');
-    if (at <= 0) throw usageError(`${flag} takes KEY=VALUE, not "${word.length > 40 ? `${word.slice(0, 37)}...` : word}".`);
+    if (colon !== null && (at === -1 || colon[1]!.length < at)) {
+      result[colon[1]!] = colon[2]!;
+      continue;
+    }
+    if (at <= 0) throw usageError(`${flag} takes ${flag === '--env' ? 'NAME=VALUE' : 'Name=value (or "Name: value")'}; one was given without a name and "=".`);
     result[word.slice(0, at)] = word.slice(at + 1);
   }
   return result;
@@ -85,8 +118,11 @@ function target(context: CommandContext, create: boolean): string {
   );
 }
 
+/** The manager of the file, or of a new one, in the dialect its path says (`.vscode/mcp.json` is VS Code's shape). */
 async function managerFor(path: string): Promise<McpServerManager> {
-  return existsSync(path) ? McpServerManager.fromFile(path) : new McpServerManager({ dialect: 'claude_desktop' });
+  if (existsSync(path)) return McpServerManager.fromFile(path);
+  await mkdir(dirname(path), { recursive: true });
+  return new McpServerManager({ dialect: detectDialect({}, path) });
 }
 
 export async function config(context: CommandContext, action: unknown, id: unknown): Promise<ExitCode> {
@@ -125,7 +161,7 @@ async function listConfig(context: CommandContext): Promise<ExitCode> {
     ['SERVER', 'TYPE', 'COMMAND OR URL', 'STATE'],
     servers.map((server) => {
       const transport = server.transport;
-      const where = transport.type === 'stdio' ? [transport.command, ...(transport.args ?? [])].join(' ') : transport.url;
+      const where = transport.type === 'stdio' ? [transport.command, ...(transport.args ?? [])].map(shellWord).join(' ') : transport.url;
       return [server.id, transport.type, where, server.disabled === true ? output.out.dim('disabled') : 'enabled'];
     }),
   );
@@ -157,7 +193,9 @@ function newServer(context: CommandContext, id: string): McpFleetServerConfig {
   const headers = pairs(context.options.header as string[] | undefined, '--header');
   if (stdio !== undefined) {
     if (headers !== undefined) throw usageError('--header applies to --http servers; a stdio server takes --env.');
-    return { id, transport: { type: 'stdio', ...commandLine(stdio), ...(env === undefined ? {} : { env }) } };
+    const line = commandLine(stdio);
+    const merged = { ...line.env, ...env };
+    return { id, transport: { type: 'stdio', command: line.command, args: line.args, ...(Object.keys(merged).length === 0 ? {} : { env: merged }) } };
   }
   if (env !== undefined) throw usageError('--env applies to --stdio servers; an HTTP server takes --header.');
   return { id, transport: { type: 'http', url: http!, ...(headers === undefined ? {} : { headers }) } };
@@ -184,6 +222,10 @@ async function importConfigs(context: CommandContext): Promise<ExitCode> {
         continue;
       }
       for (const server of servers) {
+        if (JSON.stringify(server).includes('${input:')) {
+          skipped.push({ id: server.id, from: location.path, reason: 'it uses VS Code inputs (${input:...}), which only its own file declares; copy it by hand with its inputs' });
+          continue;
+        }
         if (manager.serverIds().includes(server.id)) {
           skipped.push({ id: server.id, from: location.path, reason: 'a server with this id is already in the file' });
           continue;

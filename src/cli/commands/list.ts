@@ -8,7 +8,7 @@
  * (counts are `null` when the server does not offer them).
  */
 import type { McpFleetServerStatus } from '../../fleet/status.js';
-import { EXIT, type ExitCode } from '../errors.js';
+import { cliWording, EXIT, type ExitCode } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { firstLine, toolSignature } from '../signature.js';
 
@@ -22,6 +22,7 @@ export async function list(context: CommandContext, serverId?: unknown): Promise
   const fleet = await context.fleet();
   if (typeof serverId === 'string') return listTools(context, serverId);
   const outcomes = await fleet.start(undefined, context.signal);
+  context.signal.throwIfAborted();
   const statuses = fleet.manager.statuses();
   const { output } = context;
   if (output.json) {
@@ -35,7 +36,7 @@ export async function list(context: CommandContext, serverId?: unknown): Promise
         status.state === 'running' ? c.green(status.state) : status.state === 'disabled' ? c.dim(status.state) : c.red(status.state),
         status.protocolVersion === undefined ? '' : `${status.era} ${status.protocolVersion}`,
         String(status.toolCount),
-        firstLine(status.lastError, 100),
+        firstLine(cliWording(status.lastError ?? ''), 100),
       ]),
     );
   }
@@ -46,6 +47,7 @@ async function listTools(context: CommandContext, serverId: string): Promise<Exi
   const fleet = await context.fleet();
   fleet.require(serverId);
   const [outcome] = await fleet.start([serverId], context.signal);
+  context.signal.throwIfAborted();
   if (outcome !== undefined && !outcome.ok) throw outcome.error;
   const { manager } = fleet;
   const tools = manager
@@ -80,7 +82,7 @@ async function listTools(context: CommandContext, serverId: string): Promise<Exi
     // A signature is the point of this list: each gets its own line, never cut, its description under it.
     for (const tool of tools) {
       output.print(c.cyan(tool.signature));
-      if (tool.description !== '') output.print(`    ${c.dim(firstLine(tool.description, Math.max(20, (output.io.stdout.columns ?? 100) - 5)))}`);
+      if (tool.description !== '') output.print(`    ${c.dim(firstLine(tool.description, Math.max(20, (output.io.stdout.columns || 100) - 5)))}`);
     }
   } else {
     output.table(['TOOL', 'DESCRIPTION'], tools.map((tool) => [tool.signature, firstLine(tool.description)]));

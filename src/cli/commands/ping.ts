@@ -4,7 +4,7 @@
  *
  * JSON: `{ servers: [{ id, ok, ms, toolCount, era?, protocolVersion?, error? }] }`. Exit 1 when any failed.
  */
-import { EXIT, type ExitCode } from '../errors.js';
+import { cliWording, EXIT, type ExitCode } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { firstLine } from '../signature.js';
 
@@ -19,6 +19,7 @@ export async function ping(context: CommandContext, servers: unknown): Promise<E
   };
   fleet.manager.on('status', onStatus);
   const outcomes = await fleet.start(ids, context.signal).finally(() => fleet.manager.off('status', onStatus));
+  context.signal.throwIfAborted();
   const rows = outcomes.map((outcome) => {
     const status = fleet.manager.status(outcome.id);
     return {
@@ -43,7 +44,7 @@ export async function ping(context: CommandContext, servers: unknown): Promise<E
         `${row.ms} ms`,
         String(row.toolCount),
         row.protocolVersion === undefined ? '' : `${row.era} ${row.protocolVersion}`,
-        firstLine(row.error, 100),
+        firstLine(cliWording(row.error ?? ''), 100),
       ]),
     );
   }

@@ -13,6 +13,7 @@ async function started(context: CommandContext, serverId: string) {
   const fleet = await context.fleet();
   fleet.require(serverId);
   const [outcome] = await fleet.start([serverId], context.signal);
+  context.signal.throwIfAborted();
   if (outcome !== undefined && !outcome.ok) throw outcome.error;
   return fleet.manager;
 }
@@ -39,10 +40,14 @@ export async function prompt(context: CommandContext, serverId: unknown, name: u
   const args: Record<string, string> = {};
   for (const word of words as string[]) {
     const at = word.indexOf('=');
-    if (at <= 0) throw usageError(`"${word}" is not a key=value argument; prompt arguments are text, written as name=value.`);
+    if (at <= 0) throw usageError('a prompt argument without "=" was given; prompt arguments are text, written as name=value.');
     args[word.slice(0, at)] = word.slice(at + 1);
   }
   const manager = await started(context, String(serverId));
+  const declared = (await manager.listPrompts(String(serverId), { signal: context.signal })).find((candidate) => candidate.name === name);
+  if (declared === undefined) throw usageError(`MCP server "${String(serverId)}" has no prompt "${String(name)}" (mcp-fleet prompts ${String(serverId)} lists them).`);
+  const missing = (declared.arguments ?? []).filter((argument) => argument.required === true && !Object.hasOwn(args, argument.name));
+  if (missing.length > 0) throw usageError(`prompt ${declared.name} needs ${missing.map((argument) => `${argument.name}=...`).join(' ')}.`);
   const result = await manager.getPrompt(String(serverId), String(name), args, { signal: context.signal });
   const { output } = context;
   if (output.json) {

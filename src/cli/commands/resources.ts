@@ -17,6 +17,7 @@ async function started(context: CommandContext, serverId: string) {
   const fleet = await context.fleet();
   fleet.require(serverId);
   const [outcome] = await fleet.start([serverId], context.signal);
+  context.signal.throwIfAborted();
   if (outcome !== undefined && !outcome.ok) throw outcome.error;
   return fleet.manager;
 }

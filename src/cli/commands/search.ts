@@ -18,6 +18,7 @@ interface SearchOutput {
 export async function search(context: CommandContext, words: unknown): Promise<ExitCode> {
   const fleet = await context.fleet();
   await fleet.start(undefined, context.signal);
+  context.signal.throwIfAborted();
   const host = new ToolHost({ providers: [fleet.manager] });
   const limit = (context.options.limit as number | undefined) ?? 10;
   const result = await host.call('tools_search', { query: (words as string[]).join(' '), limit: Math.min(limit, 64) }, { signal: context.signal });

@@ -8,7 +8,7 @@
  * (JSON Lines) as they change.
  */
 import type { McpFleetServerStatus } from '../../fleet/status.js';
-import { EXIT, type ExitCode } from '../errors.js';
+import { cliWording, EXIT, type ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { firstLine } from '../signature.js';
@@ -28,7 +28,7 @@ function row(output: Output, status: McpFleetServerStatus): string[] {
     String(status.toolCount),
     String(status.restartAttempts),
     nextRetry(status),
-    firstLine(status.lastError, 80),
+    firstLine(cliWording(status.lastError ?? ''), 80),
   ];
 }
 
@@ -36,6 +36,7 @@ export async function status(context: CommandContext): Promise<ExitCode> {
   const fleet = await context.fleet();
   const { output, signal } = context;
   await fleet.start(undefined, signal);
+  signal.throwIfAborted();
   fleet.manager.startMonitoring();
   const statuses = fleet.manager.statuses();
   if (output.json) output.printJson({ servers: statuses });
@@ -44,7 +45,7 @@ export async function status(context: CommandContext): Promise<ExitCode> {
   if (!output.json) output.note('supervising; Ctrl-C to stop');
   const onStatus = (status: McpFleetServerStatus): void => {
     if (output.json) output.io.stdout.write(`${JSON.stringify(status)}\n`);
-    else output.print(`${new Date().toISOString().slice(11, 19)}  ${row(output, status).filter((cell) => cell !== '').join('  ')}`);
+    else output.printLine(`${new Date().toISOString().slice(11, 19)}  ${row(output, status).filter((cell) => cell !== '').join('  ')}`);
   };
   fleet.manager.on('status', onStatus);
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

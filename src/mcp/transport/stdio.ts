@@ -111,8 +111,25 @@ function spawnFailure(error: NodeJS.ErrnoException): Error {
   return copy;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * A pause that keeps the process alive while it lasts: closing a server is awaited, and
+ * with nothing else left (the child gone after SIGTERM) an unreferenced timer would let
+ * Node.js exit in the middle of the close, abandoning whoever awaits it (exit code 13).
+ * `cancel` ends it early, so a server that exits at once holds nothing up.
+ */
+function delay(ms: number): Promise<void> & { cancel: () => void } {
+  let timer!: NodeJS.Timeout;
+  let done!: () => void;
+  const pause = new Promise<void>((resolve) => {
+    done = resolve;
+    timer = setTimeout(resolve, ms);
+  });
+  return Object.assign(pause, {
+    cancel: () => {
+      clearTimeout(timer);
+      done();
+    },
+  });
 }
 
 export class StdioTransport implements Transport {
@@ -313,7 +330,9 @@ export class StdioTransport implements Transport {
     const exited = this.exited!;
     const grace = this.options.closeGraceMs ?? 2_000;
     child.stdin?.end();
-    await Promise.race([exited, delay(grace)]);
+    const pause = delay(grace);
+    await Promise.race([exited, pause]);
+    pause.cancel();
     // The server (or a descendant) is still there: SIGTERM the group, then SIGKILL what is left.
     if (!this.groupReleased && signalGroup(pgid, 0)) {
       signalGroup(pgid, 'SIGTERM');
