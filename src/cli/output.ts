@@ -79,14 +79,21 @@ export class Output {
   }
 
   /**
-   * Rows as a table: on a terminal, a bold header and aligned columns, the widest ones
-   * cut (with an ellipsis) until a row fits the terminal's width, so none wraps; piped,
-   * tab-separated cells in full and no header, for `cut` and `awk`.
+   * Rows as a table: on a terminal, a bold header and aligned columns (empty ones left
+   * out), the widest ones cut (with an ellipsis) until a row fits the terminal's width, so
+   * none wraps; piped, every column's cells in full, tab-separated, and no header, for
+   * `cut` and `awk`.
    */
   table(header: string[], rows: string[][]): void {
     if (!this.interactive) {
       for (const row of rows) this.print(row.join('\t'));
       return;
+    }
+    // On a terminal a column with nothing in it only takes room (piped, columns stay put for `cut`).
+    const kept = header.map((_, i) => i).filter((i) => i === 0 || rows.some((row) => (row[i] ?? '') !== ''));
+    if (kept.length < header.length) {
+      header = kept.map((i) => header[i]!);
+      rows = rows.map((row) => kept.map((i) => row[i] ?? ''));
     }
     const widths = header.map((cell, i) => Math.max(visibleLength(cell), ...rows.map((row) => visibleLength(row[i] ?? ''))));
     const budget = (this.io.stdout.columns || Number.POSITIVE_INFINITY) - 1;
@@ -114,7 +121,7 @@ export class Output {
 }
 
 /** The narrowest a column is cut to. */
-const MIN_COLUMN = 16;
+const MIN_COLUMN = 8;
 
 /** A cell cut to `width` visible characters with an ellipsis (a cut cell loses its colour). */
 function cutVisible(text: string, width: number): string {
