@@ -37,7 +37,7 @@ describe('on a terminal', () => {
     const screen = run.text();
     expect(screen).toMatch(/✔ one\s+ready \d+ ms\s+2 tools/);
     expect(screen).toMatch(/✔ two\s+ready \d+ ms\s+2 tools/);
-    expect(screen).toMatch(/SERVER\s+STATE\s+ERA\s+TOOLS\s+ERROR/);
+    expect(screen).toMatch(/SERVER\s+STATE\s+ERA\s+TOOLS\n/);
     // Colour codes: green for running, bold for the header; cursor movement for the redraw.
     expect(run.output).toContain(`${ESC}32mrunning`);
     expect(run.output).toContain(`${ESC}1mSERVER`);

@@ -13,6 +13,7 @@ import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
 import { isAuthorizationError, isProtocolError } from './errors-sdk.js';
+import { waitBounded } from '../core/wait.js';
 import { OperationSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
@@ -22,6 +23,9 @@ import type { McpSession} from './session.js';
 import { type EraVerdict, openSession, type ServerMeta } from './session.js';
 
 let nextGeneration = 1;
+
+/** How long set-up waits for the tool-change stream before listing anyway (a late stream then marks the catalog dirty). */
+const LISTEN_WAIT_MS = 2_000;
 
 /**
  * Who reconnects a server whose connection closed. `lazy`: the next call or refresh.
@@ -175,9 +179,14 @@ export class ServerRegistration {
       this.session = session;
       this.lastSession = session;
       this.verdict = session.verdict();
-      session.watchToolChanges(() => {
+      // The stream must be open before the catalog is listed: a change notified to nobody,
+      // between the listing and the stream's acknowledgement, would be lost for the session.
+      const listening = session.watchToolChanges(() => {
         this.dirty = true;
       }, this.logger);
+      const acknowledged = await waitBounded(listening.then(() => true), { timeoutMs: LISTEN_WAIT_MS }).catch(() => false);
+      // Acknowledged later: anything may have changed since the listing began.
+      if (!acknowledged) void listening.then(() => (this.dirty = true));
       this.renewResourceSubscriptions(session);
       // A new session may serve a different catalog: list again before the next use.
       this.dirty = true;

@@ -138,13 +138,14 @@ export class McpSession {
   /**
    * Keeps the catalog fresh on a `2026-07-28` session whose server advertises
    * `tools.listChanged`: opens a `subscriptions/listen` stream and reopens it when it
-   * ends; `onGap` runs whenever changes may have been missed.
+   * ends; `onGap` runs whenever changes may have been missed. Resolves once the first
+   * stream is acknowledged (or could not be opened).
    */
-  watchToolChanges(onGap: () => void, logger: McpLogger): void {
-    if (this.era !== 'modern' || this.capabilities.tools?.listChanged !== true || this.pump !== undefined) return;
+  watchToolChanges(onGap: () => void, logger: McpLogger): Promise<void> {
+    if (this.era !== 'modern' || this.capabilities.tools?.listChanged !== true || this.pump !== undefined) return Promise.resolve();
     const pump = new ListenPump(this, { filter: { toolsListChanged: true }, label: 'tools/list_changed', onGap, logger });
     this.pump = pump;
-    pump.open().catch((error: unknown) => {
+    return pump.open().catch((error: unknown) => {
       if (!this.closed) logger.warn({ serverId: this.serverId, error: errorMessage(error) }, 'tools/list_changed subscription failed; live catalog updates are off');
     });
   }
