@@ -26,10 +26,12 @@ HARNESS_DIR="$(cd "$HARNESS_DIR" && pwd)"
 # `yaml` from beside itself, where nothing is installed then, so we run a copy of
 # the harness from CONFORMANCE_HOME, where its dependencies are.
 copy_harness() { # target folder
-  local target="$1" file
+  local target="$1" file path
   mkdir -p "$target/lib"
-  for file in run-client-suite.sh package.json package-lock.json lib/*; do
-    [ -f "$HARNESS_DIR/$file" ] || continue
+  # Globbed inside the harness folder: a bare lib/* would expand against the current folder.
+  for path in "$HARNESS_DIR/run-client-suite.sh" "$HARNESS_DIR/package.json" "$HARNESS_DIR/package-lock.json" "$HARNESS_DIR"/lib/*; do
+    [ -f "$path" ] || continue
+    file="${path#"$HARNESS_DIR"/}"
     if ! cmp -s "$HARNESS_DIR/$file" "$target/$file"; then
       rm -f "$target/$file"
       cp "$HARNESS_DIR/$file" "$target/$file"
