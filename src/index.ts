@@ -7,7 +7,7 @@
 export type { JsonSchema, StaticTool, ToolCallOptions, ToolDefinition, ToolGroupInfo, ToolOutput } from './core/tool.js';
 export { functionNameProblem, isValidFunctionName, MAX_TOOL_NAME_LENGTH } from './core/tool.js';
 export type { ToolMediaPart, ToolPresentation, ToolPresentationPart, ToolTextPart } from './core/presentation.js';
-export { isToolPresentation, presentationText, textPresentation, toolPresentation } from './core/presentation.js';
+export { isToolPresentation, mediaNotice, presentationText, textPresentation, toolPresentation, TRUNCATION_MARKER } from './core/presentation.js';
 export type { ToolGroup } from './core/group.js';
 export type { ToolProvider, ToolProviderInitOptions } from './core/provider.js';
 export { ToolHost, ToolHostError, toolError, type ToolHostOptions } from './core/host.js';
@@ -100,3 +100,6 @@ export { loadMcpConfig, McpConfigDocument, McpConfigFileError, parseMcpConfig, t
 export type { McpConfigDialect } from './fleet/dialects.js';
 export type { McpConfigInput, McpInputHandler, McpInputRequest } from './fleet/expand.js';
 export { findMcpConfigs, type McpConfigLocation } from './fleet/locations.js';
+
+// Model projections (also the subpath `mcp-fleet/projections`): definitions and results per model API
+export * from './projections/index.js';

@@ -11,6 +11,16 @@ export function utf8Fits(text: string, limit: number): boolean {
   return text.length * 3 <= limit || utf8Bytes(text) <= limit;
 }
 
+/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function cutUtf8(text: string, maxBytes: number): string {
+  if (utf8Fits(text, maxBytes)) return text;
+  const bytes = Buffer.from(text, 'utf8');
+  let end = Math.max(0, maxBytes);
+  // Step back over continuation bytes (10xxxxxx) to a character boundary.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
 /** UTF-8 byte length of a value serialised as JSON. */
 export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? 'null');

@@ -10,7 +10,7 @@ export interface ToolTextPart {
   text: string;
 }
 
-/** An inline media part: base64 data with its MIME type (images and audio). */
+/** An inline media part: base64 data with its MIME type (images, audio, PDF documents). */
 export interface ToolMediaPart {
   type: 'media';
   mimeType: string;
@@ -43,14 +43,18 @@ export function isToolPresentation(value: unknown): value is ToolPresentation {
   return candidate.type === 'ToolPresentation' && Array.isArray(candidate.parts);
 }
 
+/** Appended to a text that was cut to its budget; projections keep it where it is. */
+export const TRUNCATION_MARKER = '\n[tool output truncated; full result retained by host]';
+
+/** The text that stands in for a media part a model API cannot take. */
+export function mediaNotice(mimeType: string): string {
+  return `[${mimeType} tool media omitted: unsupported by this model API]`;
+}
+
 /**
  * The presentation as plain text, for APIs that take only text: text parts joined by
  * newlines, each media part replaced by a notice. Base64 never appears.
  */
 export function presentationText(presentation: ToolPresentation): string {
-  return presentation.parts
-    .map((part) =>
-      part.type === 'text' ? part.text : `[${part.mimeType} tool media omitted: unsupported by this model API]`,
-    )
-    .join('\n');
+  return presentation.parts.map((part) => (part.type === 'text' ? part.text : mediaNotice(part.mimeType))).join('\n');
 }

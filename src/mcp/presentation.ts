@@ -1,12 +1,14 @@
 /**
  * The bounded model view of an MCP tool result (the neutral `ToolPresentation`):
  * structured content first, then each content block in order. Text is capped with a
- * truncation marker, media by count and decoded size, unknown content becomes an
+ * truncation marker, media (images, audio, embedded PDF documents) by count and decoded size, unknown content becomes an
  * explicit notice, and `_meta` never enters the view. The raw result is not modified.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { utf8Bytes } from '../core/budget.js';
-import { type ToolPresentation, type ToolPresentationPart, toolPresentation } from '../core/presentation.js';
+import { cutUtf8, utf8Bytes } from '../core/budget.js';
+import { TRUNCATION_MARKER, type ToolPresentation, type ToolPresentationPart, toolPresentation } from '../core/presentation.js';
+
+export { TRUNCATION_MARKER };
 
 export interface PresentationLimits {
   /** Most text bytes in the view, marker included (at least 256). */
@@ -17,13 +19,20 @@ export interface PresentationLimits {
   outputMediaItems: number;
 }
 
-export const TRUNCATION_MARKER = '\n[tool output truncated; full result retained by host]';
 export const MEDIA_OMITTED_NOTICE = '[tool media omitted: invalid encoding, type, or media budget exceeded]';
 export const UNSUPPORTED_CONTENT_NOTICE = '[unsupported MCP content retained in raw result]';
 /** Bytes kept free for the truncation marker. */
 const MARKER_RESERVE = 64;
 const MAX_MIME_BYTES = 128;
 const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+/** Embedded resources whose bytes a model API can take as a document part. */
+const INLINE_DOCUMENT_TYPES = new Set(['application/pdf']);
+
+/** Media the view carries inline: common images and any audio from content blocks, PDF documents from embedded resources. */
+function inlineMedia(mimeType: string, source: 'content' | 'resource'): boolean {
+  if (source === 'resource') return INLINE_DOCUMENT_TYPES.has(mimeType);
+  return INLINE_IMAGE_TYPES.has(mimeType) || mimeType.startsWith('audio/');
+}
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Structural equality of two JSON values (key order ignored). */
@@ -53,16 +62,6 @@ function repeatsStructured(text: string, structured: unknown): boolean {
   }
 }
 
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
-function cutUtf8(text: string, maxBytes: number): string {
-  if (utf8Bytes(text) <= maxBytes) return text;
-  const bytes = Buffer.from(text, 'utf8');
-  let end = maxBytes;
-  // Step back over continuation bytes (10xxxxxx) to a character boundary.
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString('utf8');
-}
-
 class ViewBuilder {
   private readonly parts: ToolPresentationPart[] = [];
   private pendingText: string[] = [];
@@ -88,11 +87,12 @@ class ViewBuilder {
     this.truncated = true;
   }
 
-  media(mimeType: string, data: string): void {
+  /** Adds a media part of an accepted type (see `inlineMedia`) under the media budgets, or the omission notice. */
+  media(mimeType: string, data: string, source: 'content' | 'resource' = 'content'): void {
     const remaining = this.limits.outputMediaBytes - this.mediaBytes;
     const acceptable =
       utf8Bytes(mimeType) <= MAX_MIME_BYTES &&
-      (INLINE_IMAGE_TYPES.has(mimeType) || mimeType.startsWith('audio/')) &&
+      inlineMedia(mimeType, source) &&
       this.mediaItems < this.limits.outputMediaItems &&
       data.length <= (remaining * 4) / 3 + 4 &&
       BASE64.test(data);
@@ -138,8 +138,12 @@ export function presentResult(result: CallToolResult, limits: PresentationLimits
         view.media(block.mimeType, block.data);
         break;
       case 'resource': {
-        const resource = block.resource as { uri: string; text?: unknown };
-        view.text(typeof resource.text === 'string' ? resource.text : `Resource: ${resource.uri}`);
+        const resource = block.resource as { uri: string; text?: unknown; blob?: unknown; mimeType?: unknown };
+        if (typeof resource.text === 'string') view.text(resource.text);
+        // A PDF travels as a document part (Anthropic, OpenAI Responses and Gemini 3 read them); other blobs stay in the raw result.
+        else if (typeof resource.blob === 'string' && typeof resource.mimeType === 'string' && INLINE_DOCUMENT_TYPES.has(resource.mimeType)) {
+          view.media(resource.mimeType, resource.blob, 'resource');
+        } else view.text(`Resource: ${resource.uri}`);
         break;
       }
       case 'resource_link':
