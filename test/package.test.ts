@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as sources from '../src/index.js';
+import * as projections from '../src/projections/index.js';
 import { fixture } from './helpers.js';
 
 const run = promisify(execFile);
@@ -20,5 +21,13 @@ describe('the built package', () => {
     expect(seen.exports).toEqual(Object.keys(sources).sort());
     expect(seen.exports).toContain('McpServerManager');
     expect(seen).toMatchObject({ dialect: 'claude_desktop', state: 'running', text: 'from the built package', stateAfter: 'stopped' });
+  });
+
+  it('offers the projections at mcp-fleet/projections, and a turn runs through them', async () => {
+    const { stdout } = await run(process.execPath, [fixture('consumer/use-projections.mjs'), fixture('fleet-server.mjs')], { cwd: root, timeout: 60_000 });
+    const seen = JSON.parse(stdout) as Record<string, unknown>;
+    expect(seen.exports).toEqual(Object.keys(projections).sort());
+    for (const target of ['responses', 'chat', 'anthropic', 'gemini']) expect(seen[target]).toContain('mcp_demo_echo');
+    expect(seen.result).toEqual({ type: 'function_call_output', call_id: 'call_1', output: 'projected' });
   });
 });
