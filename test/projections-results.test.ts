@@ -93,6 +93,15 @@ describe('Gemini results', () => {
     }
   });
 
+  it('bound to a model with forModel, take the same arguments as the other targets', () => {
+    const bound = gemini.forModel('gemini-3-pro-preview');
+    const value = output([text('look'), media('image/png', PNG)]);
+    expect(bound.toolResult({ id: 'fc-1', name: call.name }, value)).toEqual(gemini.toolResult({ id: 'fc-1', name: call.name }, value, { model: 'gemini-3-pro-preview' }));
+    expect(gemini.forModel('gemini-3-pro-preview', { responseParts: false }).toolResult(call, value).functionResponse.parts).toBeUndefined();
+    const definition = { name: 'mcp_demo_tool', description: 'A tool.', parameters: { type: 'object', properties: { q: { type: 'string' } } } };
+    expect(gemini.forModel('gemini-2.0-flash').tools([definition]).tools[0]!.functionDeclarations[0]!.parameters).toEqual({ type: 'OBJECT', properties: { q: { type: 'STRING' } } });
+  });
+
   it('choose the schema form and response parts by model name, with overrides', () => {
     expect(geminiModelFeatures({ model: 'models/gemini-3-pro-preview' })).toEqual({ schema: 'json-schema', responseParts: true });
     expect(geminiModelFeatures({ model: 'gemini-2.5-flash' })).toEqual({ schema: 'json-schema', responseParts: false });

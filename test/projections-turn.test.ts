@@ -51,13 +51,17 @@ describe('runToolCalls', () => {
   });
 
   it('answers arguments that are not JSON and unknown tools with results the model reads, and runs the other calls', async () => {
+    const reported: Array<[string, number, boolean]> = [];
+    const onOutput = (call: ModelToolCall, output: ToolOutput, index: number): void => void reported.push([call.id, index, output.isError]);
     const results = await openaiChat.runToolCalls(host, {
       tool_calls: [
         { id: 'bad', type: 'function', function: { name: 'mcp_everything_echo', arguments: '{"message": "unterminated' } },
         { id: 'unknown', type: 'function', function: { name: 'mcp_nowhere_tool', arguments: '{}' } },
         { id: 'good', type: 'function', function: { name: 'mcp_everything_echo', arguments: '{"message":"still here"}' } },
       ],
-    });
+    }, { onOutput });
+    // Every call is reported, with its place in the model's order, the unparsable one included.
+    expect(reported.sort((a, b) => a[1] - b[1])).toEqual([['bad', 0, true], ['unknown', 1, true], ['good', 2, false]]);
     expect(results.map((message) => message.tool_call_id)).toEqual(['bad', 'unknown', 'good']);
     expect(results[0]!.content).toMatch(/^The arguments for tool "mcp_everything_echo" are not valid JSON/);
     expect(results[1]!.content).toContain('mcp_nowhere_tool');

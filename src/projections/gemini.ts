@@ -134,7 +134,15 @@ function toolCalls(response: GeminiModelResponse): ModelToolCall[] {
   return calls;
 }
 
-/** Projections for the Gemini API; every member takes the `model` the request is for. */
+/** The Gemini projections bound to one model: the same members and signatures as the other targets. */
+export interface GeminiModelProjection {
+  tools(definitions: readonly ToolDefinition[]): ProjectedTools<GeminiTool>;
+  toolResult(call: GeminiCallRef, output: ToolOutput, options?: ToolResultOptions): GeminiToolResult;
+  toolCalls(response: GeminiModelResponse): ModelToolCall[];
+  runToolCalls(host: ToolCallTarget, response: GeminiModelResponse, options?: RunToolCallsOptions & ToolResultOptions): Promise<GeminiToolResult[]>;
+}
+
+/** Projections for the Gemini API; every member takes the `model` the request is for (or use `gemini.forModel`). */
 export const gemini = {
   /** The definitions as one `tools` entry of function declarations (an empty list for no definitions). */
   tools(definitions: readonly ToolDefinition[], options: GeminiModelOptions): ProjectedTools<GeminiTool> {
@@ -150,5 +158,15 @@ export const gemini = {
   /** Runs every `functionCall` of `response` on `host` and returns their `functionResponse` parts, in order, for one `user` content. */
   runToolCalls(host: ToolCallTarget, response: GeminiModelResponse, options: GeminiModelOptions & RunToolCallsOptions & ToolResultOptions): Promise<GeminiToolResult[]> {
     return runCalls(host, toolCalls(response), options, (call, output) => resultItem(call, output, options));
+  },
+  /** The members bound to `model` (and any overrides), so switching from another target is switching one name. */
+  forModel(model: string, overrides: Omit<GeminiModelOptions, 'model'> = {}): GeminiModelProjection {
+    const bound: GeminiModelOptions = { ...overrides, model };
+    return {
+      tools: (definitions) => gemini.tools(definitions, bound),
+      toolResult: (call, output, options = {}) => resultItem(call, output, { ...options, ...bound }),
+      toolCalls,
+      runToolCalls: (host, response, options = {}) => gemini.runToolCalls(host, response, { ...options, ...bound }),
+    };
   },
 };

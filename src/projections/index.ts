@@ -16,6 +16,7 @@ export {
   type GeminiFunctionDeclaration,
   type GeminiFunctionResponsePart,
   type GeminiModelOptions,
+  type GeminiModelProjection,
   type GeminiModelResponse,
   type GeminiSchema,
   type GeminiTool,

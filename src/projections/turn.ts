@@ -11,14 +11,18 @@ import type { ToolOutput } from '../core/tool.js';
 import { parseArguments, withoutStrictNulls } from './arguments.js';
 import type { ModelToolCall, RunToolCallsOptions, ToolCallTarget } from './types.js';
 
-async function runOne(target: ToolCallTarget, call: ModelToolCall, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
+async function callOnce(target: ToolCallTarget, call: ModelToolCall, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) {
     return toolError('invalid_arguments', `The arguments for tool "${call.name}" are not valid JSON (${parsed.problem}). Send one JSON object.`, { tool: call.name });
   }
   const args = withoutStrictNulls(() => schemas().get(call.name), parsed.value);
-  const output = await target.call(call.name, args, { signal: options.signal, timeoutMs: options.timeoutMs });
-  options.onOutput?.(call, output);
+  return target.call(call.name, args, { signal: options.signal, timeoutMs: options.timeoutMs });
+}
+
+async function runOne(target: ToolCallTarget, call: ModelToolCall, index: number, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
+  const output = await callOnce(target, call, options, schemas);
+  options.onOutput?.(call, output, index);
   return output;
 }
 
@@ -36,11 +40,11 @@ export async function runCalls<Item>(
     (cached ??= new Map((target.definitions?.() ?? []).map((definition) => [definition.name, definition.parameters])));
   const settled: Array<PromiseSettledResult<ToolOutput>> = [];
   if (options.concurrency === 'sequential') {
-    for (const call of calls) {
-      settled.push(await runOne(target, call, options, schemas).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason })));
+    for (const [index, call] of calls.entries()) {
+      settled.push(await runOne(target, call, index, options, schemas).then((value) => ({ status: 'fulfilled' as const, value }), (reason: unknown) => ({ status: 'rejected' as const, reason })));
       if (options.signal?.aborted) break;
     }
-  } else settled.push(...(await Promise.allSettled(calls.map((call) => runOne(target, call, options, schemas)))));
+  } else settled.push(...(await Promise.allSettled(calls.map((call, index) => runOne(target, call, index, options, schemas)))));
   const failure = settled.find((result) => result.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
   options.signal?.throwIfAborted();

@@ -59,8 +59,13 @@ export interface RunToolCallsOptions extends ToolCallOptions {
    * concurrency policy still applies.
    */
   concurrency?: 'parallel' | 'sequential';
-  /** Called with each call's neutral output as it completes, for a history that can be replayed to another model. */
-  onOutput?(call: ModelToolCall, output: ToolOutput): void;
+  /**
+   * Called with each call's neutral output as it completes (so in completion order;
+   * `index` is the call's place in the model's order), for a history that can be
+   * replayed to another model. Arguments that were not JSON are reported too, with
+   * their `invalid_arguments` result.
+   */
+  onOutput?(call: ModelToolCall, output: ToolOutput, index: number): void;
 }
 
 /** Options of `toolResult` shared by every projection. */
