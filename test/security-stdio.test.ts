@@ -116,9 +116,12 @@ describe('the stdio process group', () => {
 });
 
 describe('an application that handles SIGINT itself', () => {
-  it('keeps its servers through the signal, and still leaves none behind when it exits', async () => {
+  it.each([
+    ['process.on', 'handle-sigint'],
+    ['process.once', 'handle-sigint-once'],
+  ])('keeps its servers through the signal (listening with %s), and still leaves none behind when it exits', async (_how, mode) => {
     const log = observationLog();
-    const host = spawn(process.execPath, ['--import', 'tsx', fixture('host-process.ts'), 'handle-sigint'], {
+    const host = spawn(process.execPath, ['--import', 'tsx', fixture('host-process.ts'), mode], {
       env: { ...process.env, FIXTURE_LOG: log },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

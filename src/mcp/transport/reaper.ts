@@ -40,7 +40,9 @@ function install(): void {
   if (installed) return;
   installed = true;
   process.on('exit', killAll);
-  for (const signal of SIGNALS) process.on(signal, onSignal);
+  // First in line: an application's `once` listener removes itself just before it runs, so
+  // counting listeners after it would miss it and take the signal for unhandled.
+  for (const signal of SIGNALS) process.prependListener(signal, onSignal);
 }
 
 function uninstall(): void {
