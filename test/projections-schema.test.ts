@@ -107,7 +107,7 @@ describe('OpenAI strict mode', () => {
 });
 
 describe('object roots', () => {
-  it('merge a root anyOf into one object that requires only what every branch requires', () => {
+  it('merge a root anyOf into one object that requires only what every branch requires, its discriminator any branch\'s', () => {
     const parameters = {
       anyOf: [
         { type: 'object', properties: { id: { type: 'string' }, kind: { const: 'id' } }, required: ['id', 'kind'] },
@@ -115,7 +115,8 @@ describe('object roots', () => {
       ],
     };
     const { tools, changes } = anthropic.tools([tool(parameters)]);
-    expect(tools[0]!.input_schema).toEqual({ type: 'object', properties: { id: { type: 'string' }, kind: { const: 'id' }, name: { type: 'string' } }, required: ['kind'] });
+    // The discriminator takes either branch's schema, so a value of either branch is accepted.
+    expect(tools[0]!.input_schema).toEqual({ type: 'object', properties: { id: { type: 'string' }, kind: { anyOf: [{ const: 'id' }, { const: 'name' }] }, name: { type: 'string' } }, required: ['kind'] });
     expect(kinds(changes)).toEqual(['added /type', 'rewritten /anyOf']);
   });
 
@@ -186,7 +187,8 @@ describe("Gemini's OpenAPI subset", () => {
         },
       },
     });
-    expect(kinds(changes)).toEqual(['rewritten /properties/root/$ref', 'cut /properties/root/properties/children/items/$ref']);
+    // Changes inside an inlined definition point into the definition, where they stand in the original.
+    expect(kinds(changes)).toEqual(['rewritten /properties/root/$ref', 'cut /$defs/node/properties/children/items/$ref']);
   });
 
   it('leaves the schema out of a tool without arguments, and sends JSON Schema as written to Gemini 2.5 and later', () => {

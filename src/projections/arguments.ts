@@ -30,6 +30,7 @@ function mayAcceptNull(schema: unknown, root: SchemaNode, depth: number): boolea
     const target = resolveLocalRef(root, schema.$ref);
     return target === undefined || mayAcceptNull(target, root, depth + 1);
   }
+  if (Array.isArray(schema.allOf) && !schema.allOf.every((member) => mayAcceptNull(member, root, depth + 1))) return false;
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
     if (Array.isArray(branches) && !branches.some((branch) => mayAcceptNull(branch, root, depth + 1))) return false;
@@ -40,19 +41,58 @@ function mayAcceptNull(schema: unknown, root: SchemaNode, depth: number): boolea
   return types.length === 0 || types.includes('null') || schema.nullable === true;
 }
 
+/** `schema` with its `$ref` followed (a chain of them, within the depth bound). */
+function resolved(schema: unknown, root: SchemaNode, depth: number): SchemaNode | undefined {
+  let node = schema;
+  for (let hops = depth; isSchemaNode(node) && typeof node.$ref === 'string' && hops <= MAX_DEPTH; hops++) node = resolveLocalRef(root, node.$ref);
+  return isSchemaNode(node) && typeof node.$ref !== 'string' ? node : undefined;
+}
+
+/** An `allOf`'s members as one object schema: every member's properties (the first schema of each name) and requirements. */
+function mergedAllOf(schema: SchemaNode, root: SchemaNode, depth: number): SchemaNode {
+  const properties: Record<string, unknown> = {};
+  const required: unknown[] = [];
+  for (const member of [schema, ...(schema.allOf as unknown[])]) {
+    const node = resolved(member, root, depth + 1);
+    if (node === undefined) continue;
+    if (isSchemaNode(node.properties)) for (const [name, item] of Object.entries(node.properties)) if (!Object.hasOwn(properties, name)) properties[name] = item;
+    if (Array.isArray(node.required)) required.push(...(node.required as unknown[]));
+  }
+  const { allOf: _allOf, ...rest } = schema;
+  return { ...rest, properties, required };
+}
+
+/** The union branch an object value most likely took: the one declaring most of its keys. */
+function likelyBranch(branches: unknown[], value: Record<string, unknown>, root: SchemaNode, depth: number): SchemaNode | undefined {
+  let best: SchemaNode | undefined;
+  let bestScore = 0;
+  for (const branch of branches) {
+    const node = resolved(branch, root, depth + 1);
+    if (node === undefined || !isSchemaNode(node.properties)) continue;
+    const score = Object.keys(value).filter((key) => Object.hasOwn(node.properties as SchemaNode, key)).length;
+    if (score > bestScore) [best, bestScore] = [node, score];
+  }
+  return best;
+}
+
 function restore(schema: unknown, value: unknown, root: SchemaNode, depth: number): unknown {
-  if (!isSchemaNode(schema) || depth > MAX_DEPTH) return value;
-  if (typeof schema.$ref === 'string') return restore(resolveLocalRef(root, schema.$ref), value, root, depth + 1);
-  if (Array.isArray(value)) return isSchemaNode(schema.items) ? value.map((item) => restore(schema.items, item, root, depth + 1)) : value;
+  const node = depth > MAX_DEPTH ? undefined : resolved(schema, root, depth);
+  if (node === undefined) return value;
+  if (Array.isArray(node.allOf)) return restore(mergedAllOf(node, root, depth), value, root, depth + 1);
+  if (Array.isArray(value)) return isSchemaNode(node.items) ? value.map((item) => restore(node.items, item, root, depth + 1)) : value;
   if (!isJsonObject(value)) return value;
-  const properties = isSchemaNode(schema.properties) ? schema.properties : {};
-  const required = Array.isArray(schema.required) ? schema.required : [];
-  const out: Record<string, unknown> = {};
+  const properties = isSchemaNode(node.properties) ? node.properties : {};
+  const required = Array.isArray(node.required) ? node.required : [];
+  let out: Record<string, unknown> = {};
   for (const [name, item] of Object.entries(value)) {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (item === null && property !== undefined && !required.includes(name) && !mayAcceptNull(property, root, depth + 1)) continue;
     out[name] = property === undefined ? item : restore(property, item, root, depth + 1);
   }
+  // An object in a union: read it back against the branch it most likely took.
+  const branches = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+  const branch = branches === undefined ? undefined : likelyBranch(branches, out, root, depth);
+  if (branch !== undefined) out = restore(branch, out, root, depth + 1) as Record<string, unknown>;
   return out;
 }
 

@@ -84,7 +84,13 @@ class GeminiLowering {
       return {};
     }
     if (typeof input.$ref === 'string') return this.reference(input, path, refs);
-    const node = this.merged(input, path);
+    if (Array.isArray(input.allOf)) {
+      // Each member lowered where it stands, then one schema holding every member's properties and requirements.
+      const { allOf, ...rest } = input;
+      this.log.add('rewritten', pointer(path, 'allOf'), '"allOf" was merged into one schema: Gemini has no "allOf".');
+      return mergeLowered([this.lower(rest, path, refs), ...(allOf as unknown[]).map((member, index) => this.lower(member, pointer(path, 'allOf', index), refs))]);
+    }
+    const node = input;
     const out: GeminiSchema = {};
     this.type(node, out, path);
     for (const keyword of COPIED) if (node[keyword] !== undefined) out[keyword] = node[keyword] as never;
@@ -123,27 +129,9 @@ class GeminiLowering {
     }
     this.log.add('rewritten', pointer(path, '$ref'), `${JSON.stringify($ref)} was inlined: Gemini takes no references.`);
     const { $defs: _defs, definitions: _definitions, ...body } = target;
-    return this.lower({ ...body, ...siblings }, path, [...refs, $ref]);
-  }
-
-  /** `allOf` merged into one schema: properties and requirements of every member. */
-  private merged(input: SchemaNode, path: string): SchemaNode {
-    if (!Array.isArray(input.allOf)) return input;
-    const { allOf, ...rest } = input;
-    const node: SchemaNode = { ...rest };
-    const properties: SchemaNode = isSchemaNode(rest.properties) ? { ...rest.properties } : {};
-    const required = new Set(Array.isArray(rest.required) ? rest.required : []);
-    for (const member of allOf as unknown[]) {
-      const schema = isSchemaNode(member) && typeof member.$ref === 'string' ? (resolveLocalRef(this.root, member.$ref) ?? {}) : member;
-      if (!isSchemaNode(schema)) continue;
-      for (const [key, value] of Object.entries(schema)) if (!(key in node) && key !== 'properties' && key !== 'required') node[key] = value;
-      if (isSchemaNode(schema.properties)) for (const [name, value] of Object.entries(schema.properties)) if (!(name in properties)) properties[name] = value;
-      if (Array.isArray(schema.required)) for (const name of schema.required) required.add(name);
-    }
-    if (Object.keys(properties).length > 0) node.properties = properties;
-    if (required.size > 0) node.required = [...required];
-    this.log.add('rewritten', pointer(path, 'allOf'), '"allOf" was merged into one schema: Gemini has no "allOf".');
-    return node;
+    // The definition is lowered where it stands (so its changes point into it), the keywords beside the reference here.
+    const inlined = this.lower(body, $ref === '#' ? '' : $ref.slice(1), [...refs, $ref]);
+    return Object.keys(siblings).length === 0 ? inlined : mergeLowered([this.lower(siblings, path, refs), inlined]);
   }
 
   private type(node: SchemaNode, out: GeminiSchema, path: string): void {
@@ -212,6 +200,27 @@ class GeminiLowering {
     if (present.length === 1 && out.type === undefined) Object.assign(out, { ...present[0], nullable: out.nullable ?? present[0]!.nullable });
     else out.anyOf = [...(out.anyOf ?? []), ...present];
   }
+}
+
+/**
+ * Lowered schemas that all apply, as one: properties of every one (the first schema of
+ * each name, which is all a value needs to match too), every requirement, and for any
+ * other field the first one that sets it.
+ */
+function mergeLowered(schemas: GeminiSchema[]): GeminiSchema {
+  const out: GeminiSchema = {};
+  const properties: Record<string, GeminiSchema> = {};
+  const required = new Set<string>();
+  for (const schema of schemas) {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'properties') for (const [name, property] of Object.entries(value as Record<string, GeminiSchema>)) properties[name] ??= property;
+      else if (key === 'required') for (const name of value as string[]) required.add(name);
+      else if (!(key in out)) (out as Record<string, unknown>)[key] = value;
+    }
+  }
+  if (Object.keys(properties).length > 0) out.properties = properties;
+  if (required.size > 0) out.required = [...required].filter((name) => name in properties);
+  return out;
 }
 
 /** `root` (already an object root) in Gemini's OpenAPI subset. */

@@ -16,7 +16,7 @@ function requiredOf(schema: SchemaNode): string[] {
   return Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
 }
 
-/** Adds `branch`'s properties to `into` where `into` has none of that name yet. */
+/** Adds `branch`'s properties to `into` where `into` has none of that name yet (an `allOf` member's are all required of a value, so the first is a wider stand-in). */
 function mergeProperties(into: SchemaNode, branch: SchemaNode): void {
   if (!isSchemaNode(branch.properties)) return;
   const properties = isSchemaNode(into.properties) ? into.properties : {};
@@ -31,17 +31,36 @@ function branchSchema(root: SchemaNode, branch: unknown): SchemaNode | undefined
   return branch;
 }
 
+/**
+ * The union's properties on `root`: a property several branches declare differently (the
+ * discriminator of a tagged union) takes any of their schemas.
+ */
+function unionProperties(root: SchemaNode, branches: SchemaNode[]): void {
+  const schemas = new Map<string, unknown[]>();
+  for (const branch of branches) {
+    if (!isSchemaNode(branch.properties)) continue;
+    for (const [name, schema] of Object.entries(branch.properties)) {
+      const known = schemas.get(name) ?? [];
+      if (!known.some((other) => JSON.stringify(other) === JSON.stringify(schema))) known.push(schema);
+      schemas.set(name, known);
+    }
+  }
+  const properties = isSchemaNode(root.properties) ? root.properties : {};
+  for (const [name, known] of schemas) if (!(name in properties)) properties[name] = known.length === 1 ? known[0] : { anyOf: known };
+  if (schemas.size > 0) root.properties = properties;
+}
+
 function flattenUnion(root: SchemaNode, keyword: 'anyOf' | 'oneOf', log: ChangeLog): void {
   const branches = (Array.isArray(root[keyword]) ? root[keyword] : []).map((branch) => branchSchema(root, branch));
   delete root[keyword];
   const objects = branches.filter((branch): branch is SchemaNode => branch !== undefined);
-  for (const branch of objects) mergeProperties(root, branch);
+  unionProperties(root, objects);
   // Only what every branch requires is required of the merged object.
   const sets = objects.map((branch) => new Set(requiredOf(branch)));
   const shared = sets.length === 0 ? [] : [...sets[0]!].filter((name) => sets.every((set) => set.has(name)));
   const required = [...new Set([...requiredOf(root), ...shared])];
   if (required.length > 0) root.required = required;
-  log.add('rewritten', `/${keyword}`, `the root "${keyword}" was merged into one object: every branch's properties, required only where every branch requires them.`);
+  log.add('rewritten', `/${keyword}`, `the root "${keyword}" was merged into one object: every branch's properties (any branch's schema where they differ), required only where every branch requires them.`);
 }
 
 function flattenAllOf(root: SchemaNode, log: ChangeLog): void {

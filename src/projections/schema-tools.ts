@@ -57,5 +57,5 @@ export class ChangeLog {
   }
 }
 
-/** Keywords that only annotate; a projection may drop them without changing what is accepted. */
-export const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly', '$anchor']);
+/** Keywords that only describe a value; dropping or moving them never changes what is accepted. */
+export const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);

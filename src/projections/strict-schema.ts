@@ -9,7 +9,7 @@
  * tuple, `allOf`, a remote `$ref`, beyond strict mode's size limits) is not lowered.
  * The rules are OpenAI's "Supported schemas" list for Structured Outputs.
  */
-import { type ChangeLog, isSchemaNode, pointer, resolveLocalRef, type SchemaNode, typesOf } from './schema-tools.js';
+import { ANNOTATIONS, type ChangeLog, isSchemaNode, pointer, resolveLocalRef, type SchemaNode, typesOf } from './schema-tools.js';
 
 /** Why a schema cannot be lowered, and where. */
 export class NotStrictError extends Error {
@@ -34,32 +34,42 @@ const MAX_OBJECT_DEPTH = 10;
 const MAX_PROPERTIES = 5000;
 const MAX_ENUM_VALUES = 1000;
 
-/** Whether a lowered schema already accepts `null`. */
+/** Whether a lowered schema surely accepts `null`: something admits it and nothing beside it refuses it. */
 function acceptsNull(schema: SchemaNode): boolean {
-  if (typesOf(schema).includes('null')) return true;
+  if (schema.$ref !== undefined) return false;
+  if ('const' in schema && schema.const !== null) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) return false;
+  const types = typesOf(schema);
+  if (types.length > 0 && !types.includes('null')) return false;
   if (Array.isArray(schema.anyOf)) return schema.anyOf.some((branch) => isSchemaNode(branch) && acceptsNull(branch));
-  return false;
+  return types.includes('null') || schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null));
 }
 
 /** `schema` also accepting `null`, as strict mode spells an optional property. */
 export function nullable(schema: SchemaNode): SchemaNode {
   if (acceptsNull(schema)) return schema;
   const types = typesOf(schema);
+  // A plain typed schema takes `null` into its type (and its enum); anything else is wrapped.
   if (types.length > 0 && schema.$ref === undefined && schema.anyOf === undefined) {
-    const out: SchemaNode = { ...schema, type: [...types, 'null'] };
+    const out: SchemaNode = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
     if ('const' in out) {
       out.enum = [out.const, null];
       delete out.const;
-    } else if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+    } else if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
     return out;
   }
-  if (Array.isArray(schema.anyOf) && schema.$ref === undefined) return { ...schema, anyOf: [...(schema.anyOf as unknown[]), { type: 'null' }] };
   return { anyOf: [schema, { type: 'null' }] };
 }
+
+
+/** The JSON Pointer a local reference names (`#/$defs/x` → `/$defs/x`). */
+const refPointer = (ref: string): string => (ref === '#' ? '' : ref.slice(1));
 
 class StrictLowering {
   private properties = 0;
   private enumValues = 0;
+  /** References being inlined right now: one met again is a cycle, and is kept as a reference. */
+  private readonly inlining = new Set<string>();
 
   constructor(
     private readonly root: SchemaNode,
@@ -77,16 +87,22 @@ class StrictLowering {
     return out;
   }
 
+  /** `input` (at `path` in the original schema) lowered; the input is never modified. */
   private lower(input: unknown, path: string, depth: number): SchemaNode {
     if (!isSchemaNode(input)) throw new NotStrictError(path, 'a boolean schema cannot be expressed in strict mode');
-    const node = this.prepare(input, path);
-    if (typeof node.$ref === 'string') return this.reference(node, path, depth);
-    for (const keyword of ['$defs', 'definitions']) if (path !== '' && keyword in node) this.log.dropped(path, keyword, 'definitions are kept only at the root, where references point');
+    if (typeof input.$ref === 'string') return this.reference(input, path, depth);
+    if (input.allOf !== undefined) return this.singleAllOf(input, path, depth);
+    for (const keyword of ['$defs', 'definitions']) if (path !== '' && keyword in input) this.log.dropped(path, keyword, 'definitions are kept only at the root, where references point');
     const out: SchemaNode = {};
-    if (Array.isArray(node.anyOf)) out.anyOf = node.anyOf.map((branch, index) => this.lower(branch, pointer(path, 'anyOf', index), depth));
-    const types = this.types(node, path, out.anyOf !== undefined);
-    if (types.length > 0) out.type = node.type;
-    for (const [keyword, value] of Object.entries(node)) {
+    const branches = [
+      ...(Array.isArray(input.anyOf) ? input.anyOf.map((branch, index) => this.lower(branch, pointer(path, 'anyOf', index), depth)) : []),
+      ...(Array.isArray(input.oneOf) ? input.oneOf.map((branch, index) => this.lower(branch, pointer(path, 'oneOf', index), depth)) : []),
+    ];
+    if (Array.isArray(input.oneOf)) this.log.add('rewritten', pointer(path, 'oneOf'), '"oneOf" was written as "anyOf": strict mode has no "oneOf" (a value matching several branches is no longer refused).');
+    if (branches.length > 0) out.anyOf = branches;
+    const types = this.types(input, path, branches.length > 0);
+    if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
+    for (const [keyword, value] of Object.entries(input)) {
       if (STRUCTURE.has(keyword) || keyword === 'type') continue;
       const kept = KEPT.has(keyword) || (STRING_KEPT.has(keyword) && types.includes('string')) || (NUMBER_KEPT.has(keyword) && (types.includes('number') || types.includes('integer'))) || (ARRAY_KEPT.has(keyword) && types.includes('array'));
       if (keyword === 'format' && kept && !FORMATS.has(String(value))) {
@@ -95,62 +111,77 @@ class StrictLowering {
       else this.log.dropped(path, keyword, 'strict mode does not accept it');
     }
     if (Array.isArray(out.enum)) this.countEnum(out.enum.length, path);
-    if (types.includes('object')) this.object(node, out, path, depth);
-    if (types.includes('array')) this.array(node, out, path, depth);
+    if (types.includes('object')) this.object(input, out, path, depth);
+    if (types.includes('array')) this.array(input, out, path, depth);
     return out;
   }
 
-  /** Rewrites strict mode has an equivalent for: `nullable`, `oneOf`, a one-member `allOf`. */
-  private prepare(input: SchemaNode, path: string): SchemaNode {
-    let node = input;
-    if (node.nullable === true || node.nullable === false) {
-      node = { ...node };
-      if (node.nullable === true) node.type = [...typesOf(node), 'null'];
-      delete node.nullable;
-      this.log.add('rewritten', pointer(path, 'nullable'), '"nullable" was written as a type union with "null".');
+  /** The annotations beside a `$ref` or an `allOf`, onto the lowered schema: descriptions kept, the rest dropped. */
+  private annotate(out: SchemaNode, siblings: SchemaNode, path: string): SchemaNode {
+    for (const [keyword, value] of Object.entries(siblings)) {
+      if (keyword === 'description' || keyword === 'title') out[keyword] = value;
+      else this.log.dropped(path, keyword, 'strict mode does not accept it');
     }
-    if (Array.isArray(node.oneOf)) {
-      node = { ...node, anyOf: [...((node.anyOf as unknown[] | undefined) ?? []), ...(node.oneOf as unknown[])] };
-      delete node.oneOf;
-      this.log.add('rewritten', pointer(path, 'oneOf'), '"oneOf" was written as "anyOf": strict mode has no "oneOf" (a value matching several branches is no longer refused).');
-    }
-    if (node.allOf !== undefined) {
-      if (!Array.isArray(node.allOf) || node.allOf.length !== 1 || !isSchemaNode(node.allOf[0])) {
-        throw new NotStrictError(pointer(path, 'allOf'), 'strict mode does not accept "allOf"');
-      }
-      const { allOf, ...rest } = node;
-      node = { ...(allOf as SchemaNode[])[0], ...rest };
-      this.log.add('rewritten', pointer(path, 'allOf'), 'a one-member "allOf" was merged into its schema.');
-    }
-    return node;
+    return out;
   }
 
-  /** A `$ref`: kept when alone, inlined one level when other keywords stand beside it (strict mode refuses them there). */
+  /** The keyword beside `keyword` that constrains values (annotations do not), if any: strict mode cannot take the pair. */
+  private constraintBeside(node: SchemaNode, keyword: string): string | undefined {
+    return Object.keys(node).find((key) => key !== keyword && !ANNOTATIONS.has(key));
+  }
+
+  /** A one-member `allOf` with only annotations beside it is its member; anything else is beyond strict mode. */
+  private singleAllOf(node: SchemaNode, path: string, depth: number): SchemaNode {
+    const { allOf, ...siblings } = node;
+    const constraint = this.constraintBeside(node, 'allOf');
+    if (!Array.isArray(allOf) || allOf.length !== 1 || constraint !== undefined) {
+      throw new NotStrictError(pointer(path, constraint ?? 'allOf'), 'strict mode does not accept "allOf"');
+    }
+    this.log.add('rewritten', pointer(path, 'allOf'), 'a one-member "allOf" was replaced by its member.');
+    return this.annotate(this.lower(allOf[0], pointer(path, 'allOf', 0), depth), siblings, path);
+  }
+
+  /**
+   * A `$ref`: kept when alone. Strict mode takes no keywords beside it, so with
+   * annotations beside it the definition is inlined (unless that would repeat a cycle:
+   * then the annotations are dropped), and with constraints beside it it cannot be lowered.
+   */
   private reference(node: SchemaNode, path: string, depth: number): SchemaNode {
-    const ref = node.$ref as string;
-    if (!(ref === '#' || ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/')) || resolveLocalRef(this.root, ref) === undefined) {
+    const { $ref: ref, ...siblings } = node as SchemaNode & { $ref: string };
+    const target = resolveLocalRef(this.root, ref);
+    if (!(ref === '#' || ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/')) || target === undefined) {
       throw new NotStrictError(pointer(path, '$ref'), `the reference ${JSON.stringify(ref)} is not a definition of this schema`);
     }
-    const siblings = Object.keys(node).filter((key) => key !== '$ref');
-    if (siblings.length === 0) return { $ref: ref };
-    if (ref === '#') throw new NotStrictError(pointer(path, '$ref'), 'a recursive reference to the root with other keywords beside it');
-    const { $ref: _ref, ...rest } = node;
-    this.log.add('rewritten', pointer(path, '$ref'), `${JSON.stringify(ref)} was inlined here: strict mode takes no keywords beside "$ref".`);
-    return this.lower({ ...resolveLocalRef(this.root, ref), ...rest }, path, depth);
+    if (Object.keys(siblings).length === 0) return { $ref: ref };
+    const constraint = this.constraintBeside(node, '$ref');
+    if (constraint !== undefined) throw new NotStrictError(pointer(path, constraint), `strict mode takes no "${constraint}" beside "$ref"`);
+    if (this.inlining.has(ref) || ref === '#') {
+      for (const keyword of Object.keys(siblings)) this.log.dropped(path, keyword, 'strict mode takes no keywords beside a "$ref", and this one leads back to itself');
+      return { $ref: ref };
+    }
+    this.inlining.add(ref);
+    try {
+      this.log.add('rewritten', pointer(path, '$ref'), `${JSON.stringify(ref)} was inlined here: strict mode takes no keywords beside "$ref".`);
+      return this.annotate(this.lower(target, refPointer(ref), depth), siblings, path);
+    } finally {
+      this.inlining.delete(ref);
+    }
   }
 
-  /** The node's types, inferred where strict mode needs one; an untyped node that constrains nothing cannot be lowered. */
-  private types(node: SchemaNode, path: string, hasAnyOf: boolean): string[] {
+  /** The node's types (a `nullable: true` adds `null`), inferred where strict mode needs one; an untyped node that constrains nothing cannot be lowered. */
+  private types(node: SchemaNode, path: string, hasUnion: boolean): string[] {
     const types = typesOf(node);
     for (const type of types) if (!TYPES.has(type)) throw new NotStrictError(pointer(path, 'type'), `the type ${JSON.stringify(type)} is not a JSON Schema type`);
-    if (types.length > 0 || hasAnyOf || 'enum' in node || 'const' in node) return types;
+    if (node.nullable !== undefined) {
+      this.log.add('rewritten', pointer(path, 'nullable'), '"nullable" was written as a type union with "null".');
+      if (node.nullable === true && types.length > 0 && !types.includes('null')) types.push('null');
+    }
+    if (types.length > 0 || hasUnion || 'enum' in node || 'const' in node) return types;
     if (isSchemaNode(node.properties)) {
-      node.type = 'object';
       this.log.add('added', pointer(path, 'type'), 'a schema with "properties" was given "type": "object".');
       return ['object'];
     }
     if (node.items !== undefined) {
-      node.type = 'array';
       this.log.add('added', pointer(path, 'type'), 'a schema with "items" was given "type": "array".');
       return ['array'];
     }
