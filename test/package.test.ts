@@ -5,6 +5,10 @@
  * than the sources vitest compiles.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as sources from '../src/index.js';
@@ -29,5 +33,28 @@ describe('the built package', () => {
     expect(seen.exports).toEqual(Object.keys(projections).sort());
     for (const target of ['responses', 'chat', 'anthropic', 'gemini']) expect(seen[target]).toContain('mcp_demo_echo');
     expect(seen.result).toEqual({ type: 'function_call_output', call_id: 'call_1', output: 'projected' });
+  });
+
+  it('installs into a project without any of the frameworks its adapters are for', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mcp-fleet-install-'));
+    try {
+      // The tarball npm would publish (dist/ is built by the test setup), installed as a user would, from npm's cache where it can.
+      await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', folder], { cwd: root, timeout: 120_000 });
+      const project = join(folder, 'project');
+      await run('mkdir', [project]);
+      await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+      await run('npm', ['install', '../mcp-fleet-0.1.0.tgz', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, timeout: 300_000 });
+      const { stdout } = await run('npm', ['ls'], { cwd: project });
+      expect(stdout).toContain('mcp-fleet@0.1.0');
+      for (const framework of ['ai', '@openai/agents', '@langchain/core', 'langchain', 'openai', '@anthropic-ai/sdk', '@google/genai']) {
+        expect(stdout).not.toContain(`${framework}@`);
+        expect(existsSync(join(project, 'node_modules', framework))).toBe(false);
+      }
+      // The core works without them.
+      const { stdout: loaded } = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('mcp-fleet'); const p = await import('mcp-fleet/projections'); console.log(typeof m.ToolHost, typeof p.openaiResponses.tools)"], { cwd: project });
+      expect(loaded.trim()).toBe('function function');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
