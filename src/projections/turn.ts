@@ -7,21 +7,31 @@
  * only after every call of the turn has settled.
  */
 import { toolError } from '../core/host.js';
-import type { ToolOutput } from '../core/tool.js';
+import type { ToolCallOptions, ToolOutput } from '../core/tool.js';
 import { parseArguments, withoutStrictNulls } from './arguments.js';
 import type { ModelToolCall, RunToolCallsOptions, ToolCallTarget } from './types.js';
 
-async function callOnce(target: ToolCallTarget, call: ModelToolCall, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
+/**
+ * One tool call as a model sent it: arguments parsed (arguments that are not JSON are an
+ * `invalid_arguments` result the model reads), `null`s strict mode sent for left-out
+ * properties removed where `parameters()` (the tool's original schema, read only when
+ * needed) refuses them, then the call. Shared with the framework adapters.
+ */
+export async function callModelTool(
+  target: Pick<ToolCallTarget, 'call'>,
+  call: Pick<ModelToolCall, 'name' | 'arguments'>,
+  parameters: () => Record<string, unknown> | undefined,
+  options: ToolCallOptions,
+): Promise<ToolOutput> {
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) {
     return toolError('invalid_arguments', `The arguments for tool "${call.name}" are not valid JSON (${parsed.problem}). Send one JSON object.`, { tool: call.name });
   }
-  const args = withoutStrictNulls(() => schemas().get(call.name), parsed.value);
-  return target.call(call.name, args, { signal: options.signal, timeoutMs: options.timeoutMs });
+  return target.call(call.name, withoutStrictNulls(parameters, parsed.value), { signal: options.signal, timeoutMs: options.timeoutMs });
 }
 
 async function runOne(target: ToolCallTarget, call: ModelToolCall, index: number, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
-  const output = await callOnce(target, call, options, schemas);
+  const output = await callModelTool(target, call, () => schemas().get(call.name), options);
   options.onOutput?.(call, output, index);
   return output;
 }
