@@ -35,6 +35,15 @@ describe('the built package', () => {
     expect(seen.result).toEqual({ type: 'function_call_output', call_id: 'call_1', output: 'projected' });
   });
 
+  it('offers the framework adapters at their subpaths, each calling through the host', async () => {
+    const { stdout } = await run(process.execPath, [fixture('consumer/use-adapters.mjs'), fixture('fleet-server.mjs')], { cwd: root, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({
+      ai: [true, { type: 'text', value: 'ai' }],
+      agents: ['function', 'agents'],
+      langchain: ['DynamicStructuredTool', 'langchain'],
+    });
+  });
+
   it('installs into a project without any of the frameworks its adapters are for', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mcp-fleet-install-'));
     try {
