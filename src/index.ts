@@ -90,6 +90,33 @@ export type { McpResourceListener } from './mcp/resources.js';
 export type { McpCompletion, McpCompletionReference } from './mcp/prompts.js';
 export { McpOperationError } from './mcp/server-operations.js';
 export { McpTaskError } from './mcp/tasks.js';
+export { McpEventError, type McpEventErrorKind } from './mcp/events/errors.js';
+export type {
+  McpEvent,
+  McpEventDeliveryMode,
+  McpEventSignal,
+  McpEventSink,
+  McpEventSubscription,
+  McpEventSubscriptionRequest,
+  McpEventType,
+  McpWebhookSubscription,
+  McpWebhookSubscriptionRequest,
+} from './mcp/events/types.js';
+export type { McpWebhookTarget } from './mcp/events/webhook.js';
+export {
+  MCP_WEBHOOK_DEFAULT_MAX_BODY_BYTES,
+  MCP_WEBHOOK_DEFAULT_TOLERANCE_SECONDS,
+  McpWebhookVerificationError,
+  signWebhookDelivery,
+  verifyWebhookDelivery,
+  webhookChallengeResponse,
+  type McpWebhookChallengeResponse,
+  type McpWebhookDelivery,
+  type McpWebhookEvent,
+  type McpWebhookHeaders,
+  type McpWebhookVerificationFailure,
+  type McpWebhookVerifyOptions,
+} from './mcp/events/webhook-verify.js';
 
 // The fleet: mcp.json files in every editor's dialect, supervision, a live registry
 export { McpServerManager, type McpServerManagerFileOptions, type McpServerManagerOptions } from './fleet/manager.js';

@@ -262,3 +262,14 @@ describe('aiSdkSession', () => {
     expect(toolResults(again.doGenerateCalls[1]!).get('stale')!.output).toMatchObject({ type: 'error-text' });
   });
 });
+
+describe('aiSdkTools schemas', () => {
+  it('gives a tool whose schema has a root union an object root, as providers require', () => {
+    const parameters = { type: 'object', oneOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } }, required: ['b'] }] };
+    const host = new ToolHost({ discovery: false, tools: [{ definition: { name: 'pick', description: 'Picks.', parameters }, call: () => ({ output: 'ok', isError: false }) }] });
+    const schema = (aiSdkTools(host).pick!.inputSchema as unknown as { jsonSchema: Record<string, unknown> }).jsonSchema;
+    expect(schema).toMatchObject({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } });
+    expect(schema).not.toHaveProperty('oneOf');
+    expect(parameters).toHaveProperty('oneOf');
+  });
+});

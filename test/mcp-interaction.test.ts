@@ -283,7 +283,7 @@ describe('tasks', () => {
       await host.init();
       const result = await host.call('mcp_t_slow', { ms: 300 });
       expect(result.isError).toBe(false);
-      expect(result.modelOutput).toEqual({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'done after 300 ms' }] });
+      expect(result.modelOutput).toMatchObject({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'done after 300 ms' }] });
       const controller = new AbortController();
       const call = host.call('mcp_t_forever', {}, { signal: controller.signal });
       await vi.waitFor(() => expect(events(log, 'task-created')).toHaveLength(2));

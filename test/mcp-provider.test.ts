@@ -199,7 +199,7 @@ describe('calls', () => {
     expect(envelope).toMatchObject({ server_id: 'fx', tool: 'add', structuredContent: { sum: 3 }, isError: false });
     expect(envelope.content).toEqual([{ type: 'text', text: '{"sum":3}' }]);
     // The text block only repeats the structured content, so the model sees it once.
-    expect(result.modelOutput).toEqual({ type: 'ToolPresentation', parts: [{ type: 'text', text: '{"sum":3}' }] });
+    expect(result.modelOutput).toMatchObject({ type: 'ToolPresentation', parts: [{ type: 'text', text: '{"sum":3}' }] });
     const image = await provider.call('mcp_fx_pixel', {});
     expect(image.modelOutput?.parts.map((part) => part.type)).toEqual(['text', 'media']);
   });

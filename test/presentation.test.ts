@@ -44,7 +44,7 @@ describe('presentResult text', () => {
   it('joins text blocks with newlines in one text part', () => {
     const presentation = view({ content: text('first', 'second') });
     expect(isToolPresentation(presentation)).toBe(true);
-    expect(presentation).toEqual({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'first\nsecond' }] });
+    expect(presentation).toEqual({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'first\nsecond' }], textBytes: LIMITS.outputTextBytes });
   });
 
   it('gives an empty view for an empty result', () => {

@@ -67,6 +67,11 @@ describe('Anthropic results', () => {
     expect(anthropic.toolResult(call, output([text('')]))).toEqual({ type: 'tool_result', tool_use_id: 'call_1' });
   });
 
+  it('give an empty failure one text block, since the API refuses is_error without content', () => {
+    expect(anthropic.toolResult(call, output([], true))).toEqual({ type: 'tool_result', tool_use_id: 'call_1', is_error: true, content: [{ type: 'text', text: 'The tool failed without saying why.' }] });
+    expect(anthropic.toolResult(call, output([text('  ')], true)).content).toEqual([{ type: 'text', text: 'The tool failed without saying why.' }]);
+  });
+
   it('turn audio into a notice', () => {
     expect(anthropic.toolResult(call, output([media('audio/mpeg', WAV)])).content).toEqual([{ type: 'text', text: notice('audio/mpeg') }]);
   });
@@ -135,6 +140,21 @@ describe('every projection of a result', () => {
     expect(texts.split(TRUNCATION_MARKER.trim()).length - 1).toBe(5);
     const chat = openaiChat.toolResult(call, value).content;
     expect(Buffer.byteLength(chat)).toBeLessThanOrEqual(limits.outputTextBytes + notice('image/png').length + 1);
+  });
+
+  it('stays within the text budget when many refused media become notices: one notice for all, the text cut with the marker', () => {
+    const limits = { outputTextBytes: 256, outputMediaBytes: 4096, outputMediaItems: 8 };
+    const presentation = presentResult({ content: [{ type: 'text', text: 'z'.repeat(300) }, ...Array.from({ length: 8 }, () => ({ type: 'image' as const, mimeType: 'image/png', data: PNG }))] }, limits);
+    expect(presentation.textBytes).toBe(256);
+    const value: ToolOutput = { output: {}, modelOutput: presentation, isError: false };
+    const chat = openaiChat.toolResult(call, value).content;
+    expect(Buffer.byteLength(chat)).toBeLessThanOrEqual(256);
+    expect(chat).toContain('[8 tool media omitted (image/png): unsupported by this model API]');
+    expect(chat).toContain(TRUNCATION_MARKER);
+    const older = gemini.toolResult(call, value, { model: 'gemini-2.0-flash' }).functionResponse.response.output as string;
+    expect(Buffer.byteLength(older)).toBeLessThanOrEqual(256);
+    // An API that takes the images keeps them all, and its text as it was.
+    expect((openaiResponses.toolResult(call, value).output as Array<{ type: string }>).filter((part) => part.type === 'input_image')).toHaveLength(8);
   });
 
   it('shows a raw output without a presentation as JSON, cut to rawOutputTextBytes with the marker', () => {

@@ -191,6 +191,19 @@ describe("Gemini's OpenAPI subset", () => {
     expect(kinds(changes)).toEqual(['rewritten /properties/root/$ref', 'cut /$defs/node/properties/children/items/$ref']);
   });
 
+  it('keeps the schema of a map-like root for JSON Schema models and says why it is left out for the OpenAPI subset', () => {
+    const parameters = { type: 'object', additionalProperties: { type: 'string' } };
+    expect(gemini.tools([tool(parameters)], { model: 'gemini-2.5-flash' }).tools[0]!.functionDeclarations[0]!.parametersJsonSchema).toEqual({ ...parameters, properties: {} });
+    const older = gemini.tools([tool(parameters)], { model: 'gemini-2.0-flash' });
+    expect(older.tools[0]!.functionDeclarations[0]!.parameters).toBeUndefined();
+    expect(older.changes.map((change) => change.detail).join(' ')).toContain('free-form keys');
+  });
+
+  it('keeps a nullable union\'s own description over its one branch\'s', () => {
+    const parameters = { type: 'object', properties: { x: { description: 'outer', anyOf: [{ type: 'string', description: 'inner' }, { type: 'null' }] } } };
+    expect(gemini.tools([tool(parameters)], { model }).tools[0]!.functionDeclarations[0]!.parameters!.properties!.x).toEqual({ type: 'STRING', description: 'outer', nullable: true });
+  });
+
   it('leaves the schema out of a tool without arguments, and sends JSON Schema as written to Gemini 2.5 and later', () => {
     const none = gemini.tools([tool({ type: 'object', properties: {} })], { model });
     expect(none.tools[0]!.functionDeclarations[0]).toEqual({ name: 'mcp_demo_tool', description: 'A tool.' });

@@ -8,6 +8,7 @@
  */
 import type { Tool } from 'ai';
 import type { ToolOutput } from '../core/tool.js';
+import { EMPTY_FAILURE_TEXT, presentationOf, viewText } from '../projections/result-view.js';
 import { isImage, outputPieces } from './source.js';
 
 /** The SDK's tool-result output (`ToolResultOutput`, which `ai` does not export by name). */
@@ -27,7 +28,7 @@ export function aiSdkModelOutput(value: unknown): AiSdkModelOutput {
   const output: ToolOutput = isToolOutput(value) ? value : { output: value, isError: false };
   // An error result is one text: `error-text` is the form providers flag as failed, and
   // it carries no media (an error's images, if any, become notices).
-  if (output.isError) return { type: 'error-text', value: joinedText(output) };
+  if (output.isError) return { type: 'error-text', value: joinedText(output).trim() === '' ? EMPTY_FAILURE_TEXT : joinedText(output) };
   const pieces = outputPieces(output, isImage);
   if (pieces.every((piece) => piece.type === 'text')) return { type: 'text', value: joinedText(output) };
   return {
@@ -42,7 +43,5 @@ export function aiSdkModelOutput(value: unknown): AiSdkModelOutput {
 
 /** The output as one text, every media part a notice. */
 function joinedText(output: ToolOutput): string {
-  return outputPieces(output, () => false)
-    .map((piece) => (piece.type === 'text' ? piece.text : ''))
-    .join('\n');
+  return viewText(presentationOf(output));
 }

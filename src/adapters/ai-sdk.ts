@@ -82,8 +82,9 @@ export interface AiSdkSession {
 /** One definition as an SDK tool: the host's name and description, a copy of its schema. */
 function sdkTool(target: AdapterTarget, definition: ToolDefinition, options: AiSdkToolsOptions): ToolSet[string] {
   const { fn } = openaiFunction(definition, { strict: options.strict });
-  // Strict tools get the lowered schema; the others a copy of the host's, as written.
-  const schema = structuredClone(fn.strict ? fn.parameters : definition.parameters) as JSONSchema7;
+  // Strict tools get the lowered schema; the others a copy of the host's with an object
+  // root (providers refuse a root union), otherwise as written.
+  const schema = structuredClone(fn.parameters) as JSONSchema7;
   return dynamicTool({
     description: definition.description,
     inputSchema: jsonSchema(schema),

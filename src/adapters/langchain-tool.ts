@@ -5,7 +5,9 @@
 import { type ContentBlock, ToolMessage } from '@langchain/core/messages';
 import { DynamicStructuredTool } from '@langchain/core/tools';
 import type { ToolDefinition, ToolOutput } from '../core/tool.js';
-import { dataUrl } from '../projections/result-view.js';
+import { dataUrl, EMPTY_FAILURE_TEXT } from '../projections/result-view.js';
+import { objectRoot } from '../projections/root-object.js';
+import { ChangeLog } from '../projections/schema-tools.js';
 import { type AdapterTarget, isImage, outputPieces } from './source.js';
 
 /** How a tool result's content is written into the `ToolMessage` the model reads. */
@@ -82,15 +84,16 @@ export function langChainTool(target: AdapterTarget, definition: ToolDefinition,
   return new DynamicStructuredTool({
     name,
     description,
-    // A copy: LangChain and the chat model integrations read (and may rewrite) the schema they are given.
-    schema: structuredClone(definition.parameters),
+    // A copy with an object root (chat model APIs refuse a root union); otherwise the schema as written.
+    schema: objectRoot(definition.parameters, new ChangeLog(name)),
     responseFormat: 'content_and_artifact',
     // LangChain checks the arguments against the schema before the call; the model should read why they failed.
     verboseParsingErrors: true,
     func: async (args: unknown, _runManager, config) => {
       // Only the caller's abort rejects (the agent ends its run); every other failure is a result.
       const output = await target.call(name, args, { signal: config?.signal, timeoutMs: options.timeoutMs });
-      const content = langChainToolContent(output, options.contentBlocks);
+      const shown = langChainToolContent(output, options.contentBlocks);
+      const content = output.isError && shown === '' ? EMPTY_FAILURE_TEXT : shown;
       const artifact: LangChainToolArtifact = { output: output.output, isError: output.isError };
       const id = toolCallId(config);
       if (output.isError && id !== undefined) {

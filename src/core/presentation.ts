@@ -24,6 +24,11 @@ export type ToolPresentationPart = ToolTextPart | ToolMediaPart;
 export interface ToolPresentation {
   type: 'ToolPresentation';
   parts: ToolPresentationPart[];
+  /**
+   * The text budget the view was built under (UTF-8 bytes, truncation marker included),
+   * when it had one: a projection that replaces media by notices keeps within it.
+   */
+  textBytes?: number;
 }
 
 /** Builds a presentation from parts. */

@@ -119,7 +119,7 @@ class ViewBuilder {
   build(): ToolPresentation {
     if (this.truncated) this.pendingText.push(TRUNCATION_MARKER.slice(1));
     this.flush();
-    return toolPresentation(this.parts);
+    return { ...toolPresentation(this.parts), textBytes: this.limits.outputTextBytes };
   }
 }
 

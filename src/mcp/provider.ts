@@ -14,6 +14,10 @@ import { invokeTool } from './invoke.js';
 import { complete, getPrompt, listPrompts, type McpCompletion, type McpCompletionReference } from './prompts.js';
 import { listResources, listResourceTemplates, type McpResourceListener, readResource, subscribeResource, unsubscribeResource } from './resources.js';
 import type { McpRequestOptions } from './server-operations.js';
+import { listEvents } from './events/list.js';
+import { subscribeEvents } from './events/subscribe.js';
+import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from './events/types.js';
+import { type McpWebhookTarget, WebhookKeeper } from './events/webhook.js';
 import type { McpElicitationHandler } from './interaction.js';
 import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
 import {
@@ -97,6 +101,8 @@ export class McpToolProvider implements ToolProvider {
   private initRun: Promise<void> | undefined;
   private backgroundStarted = false;
   private closed = false;
+  /** Webhook subscriptions renewed until unsubscribed. */
+  private readonly webhooks = new WebhookKeeper();
   private readonly background = new Set<Promise<unknown>>();
 
   /** Validates every configuration at once; throws `McpConfigError` naming the server and field. */
@@ -456,6 +462,43 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /**
+   * The event types a server publishes (MCP Events, experimental), or `null` when it
+   * does not implement the extension (it does not know `events/list`, or does not answer
+   * within 10 s). Types over the description or schema budgets are skipped with a warning.
+   */
+  async listEvents(serverId: string, options: McpRequestOptions = {}): Promise<McpEventType[] | null> {
+    this.assertOpen();
+    return listEvents(this.registration(serverId), options);
+  }
+
+  /**
+   * Subscribes to an event type with poll delivery, handing signals to `sink` (see
+   * `McpEventSignal`): at least once, from `request.cursor` (default: from now). Runs
+   * until `cancel()`, a terminal error, or the server's removal. Throws `McpEventError`
+   * (`invalid_params`) for a webhook mode or a bad name.
+   */
+  subscribeEvents(serverId: string, request: McpEventSubscriptionRequest, sink: McpEventSink): McpEventSubscription {
+    this.assertOpen();
+    return subscribeEvents(this.registration(serverId), request, sink);
+  }
+
+  /**
+   * Asks the server to post an event type's occurrences to `request.url`, signed with
+   * `request.secret`, and keeps the subscription renewed before each `refreshBefore` until
+   * `unsubscribeWebhook`. Check each delivery with `verifyWebhookDelivery`.
+   */
+  async subscribeWebhook(serverId: string, request: McpWebhookSubscriptionRequest, options: McpRequestOptions = {}): Promise<McpWebhookSubscription> {
+    this.assertOpen();
+    return this.webhooks.subscribe(this.registration(serverId), request, options);
+  }
+
+  /** Stops renewing a webhook subscription and ends it on the server. */
+  async unsubscribeWebhook(serverId: string, target: McpWebhookTarget, options: McpRequestOptions = {}): Promise<void> {
+    this.assertOpen();
+    return this.webhooks.unsubscribe(this.registration(serverId), target, options);
+  }
+
+  /**
    * Calls a server's tool by its remote name for the application, whether or not the
    * model sees it, and returns the raw `CallToolResult` (a tool-level error has
    * `isError: true`). Deadlines, tasks and input rounds work as for model calls; calls
@@ -515,6 +558,7 @@ export class McpToolProvider implements ToolProvider {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.webhooks.clear();
     const registrations = [...this.registrations.values()];
     this.registrations.clear();
     for (const registration of registrations) this.table.remove(registration.id);

@@ -2,10 +2,11 @@
  * Anthropic Messages: tools with an object `input_schema`, and `tool_result` blocks
  * holding text, base64 `image` blocks and PDF `document` blocks, `is_error` set on
  * failures. Blank text blocks are left out (the API refuses empty text), so an
- * image-only result is only its images and an empty one has no `content`.
+ * image-only result is only its images and an empty one has no `content` (an empty
+ * failure says so in one text block: the API refuses `is_error` without content).
  */
 import type { ToolDefinition, ToolOutput } from '../core/tool.js';
-import { presentationOf, viewPieces } from './result-view.js';
+import { EMPTY_FAILURE_TEXT, presentationOf, viewPieces } from './result-view.js';
 import { objectRoot } from './root-object.js';
 import { ChangeLog } from './schema-tools.js';
 import { runCalls } from './turn.js';
@@ -48,6 +49,8 @@ function resultItem(call: ToolCallRef, output: ToolOutput, options: ToolResultOp
     } else if (piece.mimeType === 'application/pdf') content.push({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: piece.data } });
     else content.push({ type: 'image', source: { type: 'base64', media_type: piece.mimeType as AnthropicImageType, data: piece.data } });
   }
+  // An error result needs content: the API refuses `is_error` without any.
+  if (content.length === 0 && output.isError) content.push({ type: 'text', text: EMPTY_FAILURE_TEXT });
   return {
     type: 'tool_result',
     tool_use_id: call.id,

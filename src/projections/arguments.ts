@@ -62,38 +62,91 @@ function mergedAllOf(schema: SchemaNode, root: SchemaNode, depth: number): Schem
   return { ...rest, properties, required };
 }
 
-/** The union branch an object value most likely took: the one declaring most of its keys. */
-function likelyBranch(branches: unknown[], value: Record<string, unknown>, root: SchemaNode, depth: number): SchemaNode | undefined {
+/** The JSON type of a value, as a schema's `type` names it. */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** Whether `schema` (followed through `$ref`) may take a value of `value`'s JSON type. */
+function typeFits(schema: unknown, value: unknown, root: SchemaNode, depth: number): boolean {
+  const node = resolved(schema, root, depth);
+  if (node === undefined) return true;
+  const types = typesOf(node);
+  const type = jsonType(value);
+  if (types.length === 0) {
+    const branches = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
+    if (branches !== undefined && depth <= MAX_DEPTH) return branches.some((branch) => typeFits(branch, value, root, depth + 1));
+    if (isSchemaNode(node.properties)) return type === 'object';
+    if (node.items !== undefined) return type === 'array';
+    return true;
+  }
+  return types.includes(type) || (type === 'integer' && types.includes('number'));
+}
+
+/**
+ * The union branch a value most likely took: one whose type fits the value, and for an
+ * object, the one whose declared properties fit most of its (non-null) values.
+ */
+function likelyBranch(branches: unknown[], value: unknown, root: SchemaNode, depth: number): SchemaNode | undefined {
   let best: SchemaNode | undefined;
-  let bestScore = 0;
+  let bestScore = -1;
   for (const branch of branches) {
     const node = resolved(branch, root, depth + 1);
-    if (node === undefined || !isSchemaNode(node.properties)) continue;
-    const score = Object.keys(value).filter((key) => Object.hasOwn(node.properties as SchemaNode, key)).length;
+    if (node === undefined || !typeFits(node, value, root, depth + 1)) continue;
+    let score = 0;
+    if (isJsonObject(value) && isSchemaNode(node.properties)) {
+      const properties = node.properties;
+      for (const [key, item] of Object.entries(value)) {
+        if (Object.hasOwn(properties, key) && (item === null || typeFits(properties[key], item, root, depth + 1))) score += item === null ? 1 : 2;
+      }
+    }
     if (score > bestScore) [best, bestScore] = [node, score];
   }
   return best;
+}
+
+/** Names the branches of a union declare, so a `null` for one the chosen branch lacks is known to come from a merged root. */
+function declaredByAny(branches: unknown[], root: SchemaNode, depth: number): Set<string> {
+  const names = new Set<string>();
+  for (const branch of branches) {
+    const node = resolved(branch, root, depth + 1);
+    if (node !== undefined && isSchemaNode(node.properties)) for (const name of Object.keys(node.properties)) names.add(name);
+  }
+  return names;
 }
 
 function restore(schema: unknown, value: unknown, root: SchemaNode, depth: number): unknown {
   const node = depth > MAX_DEPTH ? undefined : resolved(schema, root, depth);
   if (node === undefined) return value;
   if (Array.isArray(node.allOf)) return restore(mergedAllOf(node, root, depth), value, root, depth + 1);
-  if (Array.isArray(value)) return isSchemaNode(node.items) ? value.map((item) => restore(node.items, item, root, depth + 1)) : value;
-  if (!isJsonObject(value)) return value;
-  const properties = isSchemaNode(node.properties) ? node.properties : {};
-  const required = Array.isArray(node.required) ? node.required : [];
-  let out: Record<string, unknown> = {};
-  for (const [name, item] of Object.entries(value)) {
-    const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
-    if (item === null && property !== undefined && !required.includes(name) && !mayAcceptNull(property, root, depth + 1)) continue;
-    out[name] = property === undefined ? item : restore(property, item, root, depth + 1);
-  }
-  // An object in a union: read it back against the branch it most likely took.
   const branches = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : undefined;
-  const branch = branches === undefined ? undefined : likelyBranch(branches, out, root, depth);
-  if (branch !== undefined) out = restore(branch, out, root, depth + 1) as Record<string, unknown>;
-  return out;
+  let out = value;
+  if (Array.isArray(value) && isSchemaNode(node.items)) out = value.map((item) => restore(node.items, item, root, depth + 1));
+  else if (isJsonObject(value)) {
+    const properties = isSchemaNode(node.properties) ? node.properties : {};
+    const required = Array.isArray(node.required) ? node.required : [];
+    const kept: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) {
+      const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+      if (item === null && property !== undefined && !required.includes(name) && !mayAcceptNull(property, root, depth + 1)) continue;
+      kept[name] = property === undefined ? item : restore(property, item, root, depth + 1);
+    }
+    out = kept;
+  }
+  if (branches === undefined || out === null || typeof out !== 'object') return out;
+  // A value in a union: read it back against the branch it most likely took.
+  const branch = likelyBranch(branches, out, root, depth);
+  if (branch === undefined) return out;
+  if (isJsonObject(out) && isSchemaNode(branch.properties)) {
+    // A null for a property only another branch declares was sent for the merged root strict mode saw.
+    const own = branch.properties;
+    const others = declaredByAny(branches, root, depth);
+    out = Object.fromEntries(Object.entries(out).filter(([name, item]) => !(item === null && !Object.hasOwn(own, name) && others.has(name))));
+  }
+  return restore(branch, out, root, depth + 1);
 }
 
 /** Whether a value holds a `null` anywhere (only then is the schema walked). */

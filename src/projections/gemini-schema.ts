@@ -197,7 +197,13 @@ class GeminiLowering {
     const lowered = branches.map((branch, index) => this.lower(branch, pointer(path, keyword, index), refs));
     const present = lowered.filter((branch) => branch.type !== 'NULL');
     if (present.length < lowered.length) out.nullable = true;
-    if (present.length === 1 && out.type === undefined) Object.assign(out, { ...present[0], nullable: out.nullable ?? present[0]!.nullable });
+    if (present.length === 1 && out.type === undefined) {
+      // The union's own description (and title) describe the value better than its one branch's.
+      const { description, title } = out;
+      Object.assign(out, { ...present[0], nullable: out.nullable ?? present[0]!.nullable });
+      if (description !== undefined) out.description = description;
+      if (title !== undefined) out.title = title;
+    }
     else out.anyOf = [...(out.anyOf ?? []), ...present];
   }
 }

@@ -96,9 +96,13 @@ export function geminiModelFeatures(options: GeminiModelOptions): { schema: 'jso
 function declaration(definition: ToolDefinition, schema: 'json-schema' | 'openapi', log: ChangeLog): GeminiFunctionDeclaration {
   const root = objectRoot(definition.parameters, log);
   const out: GeminiFunctionDeclaration = { name: definition.name, description: definition.description };
-  const hasArguments = isSchemaNode(root.properties) && Object.keys(root.properties).length > 0;
-  if (!hasArguments) {
-    log.add('dropped', '', 'the schema was left out: the tool takes no arguments, and Gemini refuses an object schema without properties.');
+  const hasProperties = isSchemaNode(root.properties) && Object.keys(root.properties).length > 0;
+  // A map-like root (keys of its own choosing) has arguments without properties: JSON Schema can say so.
+  const takesAnyKeys = root.additionalProperties !== undefined && root.additionalProperties !== false;
+  if (!hasProperties && !(takesAnyKeys && schema === 'json-schema')) {
+    log.add('dropped', '', takesAnyKeys
+      ? 'the schema was left out: its arguments are free-form keys, which Gemini\'s OpenAPI subset cannot express without properties (use a Gemini 2.5 or later model, or `schema: "json-schema"`).'
+      : 'the schema was left out: the tool takes no arguments, and Gemini refuses an object schema without properties.');
     return out;
   }
   if (schema === 'json-schema') out.parametersJsonSchema = root;

@@ -23,6 +23,9 @@ const MIN_RAW_OUTPUT_TEXT_BYTES = 256;
 
 export type ViewPiece = { type: 'text'; text: string } | ToolMediaPart;
 
+/** What a failed result with nothing to show says (Anthropic refuses an error result without content). */
+export const EMPTY_FAILURE_TEXT = 'The tool failed without saying why.';
+
 /** A raw output as text: strings as they are, anything else as JSON. */
 function rawText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -47,12 +50,10 @@ export function presentationOf(output: ToolOutput, options: ToolResultOptions = 
   return textPresentation(cutUtf8(text, limit - utf8Bytes(TRUNCATION_MARKER)) + TRUNCATION_MARKER);
 }
 
-/**
- * The presentation's parts for an API that accepts the media `accepts` says yes to:
- * adjacent text (and notices for refused media) joined by newlines, media in place.
- */
-export function viewPieces(presentation: ToolPresentation, accepts: (mimeType: string) => boolean): ViewPiece[] {
+/** Text parts and accepted media in order; refused media as notices in place, or (`inPlace: false`) collected. */
+function arrange(presentation: ToolPresentation, accepts: (mimeType: string) => boolean, inPlace: boolean): { pieces: ViewPiece[]; refused: string[] } {
   const pieces: ViewPiece[] = [];
+  const refused: string[] = [];
   let text: string[] = [];
   const flush = (): void => {
     if (text.length > 0) pieces.push({ type: 'text', text: text.join('\n') });
@@ -63,10 +64,58 @@ export function viewPieces(presentation: ToolPresentation, accepts: (mimeType: s
     else if (accepts(part.mimeType)) {
       flush();
       pieces.push({ type: 'media', mimeType: part.mimeType, data: part.data });
-    } else text.push(mediaNotice(part.mimeType));
+    } else if (inPlace) text.push(mediaNotice(part.mimeType));
+    else refused.push(part.mimeType);
   }
   flush();
-  return pieces;
+  return { pieces, refused };
+}
+
+const textBytesOf = (pieces: ViewPiece[]): number => pieces.reduce((sum, piece) => sum + (piece.type === 'text' ? utf8Bytes(piece.text) : 0), 0);
+
+/** One notice for every refused media part, however many there are. */
+function combinedNotice(refused: string[]): string {
+  return `[${refused.length} tool media omitted (${[...new Set(refused)].join(', ').slice(0, 64)}): unsupported by this model API]`;
+}
+
+/** `pieces` with their text cut (from the end, marker added) to at most `limit` bytes in all. */
+function cutTexts(pieces: ViewPiece[], limit: number): ViewPiece[] {
+  let room = limit - utf8Bytes(TRUNCATION_MARKER);
+  let cut = false;
+  const out: ViewPiece[] = [];
+  for (const piece of pieces) {
+    if (piece.type !== 'text') out.push(piece);
+    else if (!cut && utf8Bytes(piece.text) <= room) {
+      room -= utf8Bytes(piece.text);
+      out.push(piece);
+    } else if (!cut) {
+      cut = true;
+      const kept = cutUtf8(piece.text.endsWith(TRUNCATION_MARKER) ? piece.text.slice(0, -TRUNCATION_MARKER.length) : piece.text, Math.max(0, room));
+      out.push({ type: 'text', text: kept + TRUNCATION_MARKER });
+    }
+  }
+  return out;
+}
+
+/**
+ * The presentation's parts for an API that accepts the media `accepts` says yes to:
+ * adjacent text (and a notice in place of each refused media part) joined by newlines,
+ * media in place. When the notices would take the text past the presentation's
+ * `textBytes`, one notice stands for all of them at the end, and the text is cut (with
+ * the truncation marker) if even that does not fit.
+ */
+export function viewPieces(presentation: ToolPresentation, accepts: (mimeType: string) => boolean): ViewPiece[] {
+  const inPlace = arrange(presentation, accepts, true).pieces;
+  const limit = presentation.textBytes;
+  if (limit === undefined || textBytesOf(inPlace) <= limit) return inPlace;
+  const { pieces, refused } = arrange(presentation, accepts, false);
+  const notice = combinedNotice(refused);
+  const last = pieces.at(-1);
+  const room = limit - utf8Bytes(notice) - 1;
+  const fitted = textBytesOf(pieces) <= room ? pieces : cutTexts(pieces, room);
+  const tail = fitted.at(-1);
+  if (tail?.type === 'text' && last?.type === 'text') return [...fitted.slice(0, -1), { type: 'text', text: `${tail.text}\n${notice}` }];
+  return [...fitted, { type: 'text', text: notice }];
 }
 
 /** The presentation as one text, every media part a notice (Chat Completions, older Gemini models). */

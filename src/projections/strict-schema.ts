@@ -118,9 +118,11 @@ class StrictLowering {
 
   /** The annotations beside a `$ref` or an `allOf`, onto the lowered schema: descriptions kept, the rest dropped. */
   private annotate(out: SchemaNode, siblings: SchemaNode, path: string): SchemaNode {
+    // A schema that lowered to a bare `$ref` takes nothing beside it, descriptions included.
+    const bareRef = typeof out.$ref === 'string';
     for (const [keyword, value] of Object.entries(siblings)) {
-      if (keyword === 'description' || keyword === 'title') out[keyword] = value;
-      else this.log.dropped(path, keyword, 'strict mode does not accept it');
+      if ((keyword === 'description' || keyword === 'title') && !bareRef) out[keyword] = value;
+      else this.log.dropped(path, keyword, bareRef ? 'strict mode takes no keywords beside "$ref"' : 'strict mode does not accept it');
     }
     return out;
   }

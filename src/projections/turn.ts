@@ -32,7 +32,11 @@ export async function callModelTool(
 
 async function runOne(target: ToolCallTarget, call: ModelToolCall, index: number, options: RunToolCallsOptions, schemas: () => Map<string, Record<string, unknown>>): Promise<ToolOutput> {
   const output = await callModelTool(target, call, () => schemas().get(call.name), options);
-  options.onOutput?.(call, output, index);
+  try {
+    options.onOutput?.(call, output, index);
+  } catch {
+    // The application's hook failing must not lose a call that already ran on its server.
+  }
   return output;
 }
 

@@ -63,7 +63,8 @@ export interface RunToolCallsOptions extends ToolCallOptions {
    * Called with each call's neutral output as it completes (so in completion order;
    * `index` is the call's place in the model's order), for a history that can be
    * replayed to another model. Arguments that were not JSON are reported too, with
-   * their `invalid_arguments` result.
+   * their `invalid_arguments` result. An exception it throws is ignored: the call has
+   * already run, and its result item is still returned.
    */
   onOutput?(call: ModelToolCall, output: ToolOutput, index: number): void;
 }
