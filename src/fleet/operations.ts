@@ -1,6 +1,6 @@
 /**
- * The provider's per-server operations (resources, prompts, completion, application tool
- * calls, OAuth), offered by the fleet on the servers the provider holds for it. The
+ * The provider's per-server operations (resources, prompts, completion, events,
+ * application tool calls, OAuth), offered by the fleet on the servers the provider holds for it. The
  * provider does the work; this only refuses, with a fleet-level message (a rejection, as
  * every failure of these methods is), a server that is not up.
  */
@@ -10,6 +10,8 @@ import type { ToolCallOptions } from '../core/tool.js';
 import type { McpCompletion, McpCompletionReference } from '../mcp/prompts.js';
 import type { McpOperationOptions, McpToolOrigin, McpToolProvider } from '../mcp/provider.js';
 import type { McpResourceListener } from '../mcp/resources.js';
+import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from '../mcp/events/types.js';
+import type { McpWebhookTarget } from '../mcp/events/webhook.js';
 import type { McpServerManagerEvents } from './status.js';
 
 export abstract class FleetOperations extends EventEmitter<McpServerManagerEvents> {
@@ -76,6 +78,26 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   /** Calls a server's tool by its remote name for the application (see `McpToolProvider.callServerTool`). */
   async callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
     return this.provider.callServerTool(this.held(serverId), remoteName, args, options);
+  }
+
+  /** The event types a server publishes (MCP Events), or `null` when it does not implement the extension. */
+  async listEvents(serverId: string, options?: McpOperationOptions): Promise<McpEventType[] | null> {
+    return this.provider.listEvents(this.held(serverId), options);
+  }
+
+  /** A poll subscription to an event type (see `McpToolProvider.subscribeEvents`); it ends when the server is stopped or removed. */
+  subscribeEvents(serverId: string, request: McpEventSubscriptionRequest, sink: McpEventSink): McpEventSubscription {
+    return this.provider.subscribeEvents(this.held(serverId), request, sink);
+  }
+
+  /** Webhook delivery of an event type, renewed until `unsubscribeWebhook` (see `McpToolProvider.subscribeWebhook`). */
+  async subscribeWebhook(serverId: string, request: McpWebhookSubscriptionRequest, options?: McpOperationOptions): Promise<McpWebhookSubscription> {
+    return this.provider.subscribeWebhook(this.held(serverId), request, options);
+  }
+
+  /** Ends a webhook subscription. */
+  async unsubscribeWebhook(serverId: string, target: McpWebhookTarget, options?: McpOperationOptions): Promise<void> {
+    return this.provider.unsubscribeWebhook(this.held(serverId), target, options);
   }
 
   /** The OAuth URL of a server that needs authorization (it stays held after failing to start for that reason). */

@@ -87,6 +87,11 @@ export function eventErrorFromWire(serverId: string, operation: string, error: {
 /** Any failure of an Events request as an `McpEventError` (the caller's abort is not one: it is rethrown as is). */
 export function toEventError(serverId: string, operation: string, error: unknown): McpEventError {
   if (error instanceof McpEventError) return error;
+  // A failed session operation carries what the server answered as its cause.
+  if (error instanceof McpFleetError && error.code === 'operation_failed' && error.cause !== undefined) {
+    const inner = toEventError(serverId, operation, error.cause);
+    return inner.kind === 'other' ? new McpEventError(serverId, 'other', cut(error.message, MAX_MESSAGE), { cause: error }) : inner;
+  }
   if (isAuthorizationError(error)) return new McpEventError(serverId, 'authorization_required', error instanceof Error ? error.message : `MCP server "${serverId}" requires authorization.`, { cause: error });
   if (isMethodNotFound(error)) return new McpEventError(serverId, 'unsupported', `MCP server "${serverId}" does not implement ${operation} (MCP Events).`, { rpcCode: -32601, cause: error });
   if (isProtocolError(error)) {

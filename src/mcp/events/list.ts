@@ -84,6 +84,6 @@ export async function listEvents(registration: ServerRegistration, options: McpR
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    throw toEventError(id, 'events/list', (error as { cause?: unknown }).cause ?? error);
+    throw toEventError(id, 'events/list', error);
   }
 }

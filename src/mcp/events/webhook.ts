@@ -73,7 +73,7 @@ async function subscribeOnce(registration: ServerRegistration, request: McpWebho
     );
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    throw scrubbed(toEventError(id, 'events/subscribe', (error as { cause?: unknown }).cause ?? error), request.secret);
+    throw scrubbed(toEventError(id, 'events/subscribe', error), request.secret);
   }
   const subscriptionId = typeof result.id === 'number' ? String(result.id) : result.id;
   if (typeof subscriptionId !== 'string' || subscriptionId === '' || utf8Bytes(subscriptionId) > MAX_EVENT_NAME_BYTES) {
@@ -115,7 +115,7 @@ export class WebhookKeeper {
       );
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw toEventError(id, 'events/unsubscribe', (error as { cause?: unknown }).cause ?? error);
+      throw toEventError(id, 'events/unsubscribe', error);
     }
   }
 

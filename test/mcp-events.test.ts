@@ -1,0 +1,235 @@
+/**
+ * MCP Events on the provider and the fleet, against a real Events server (the fixture
+ * test/fixtures/events-server.mjs) over stdio in both eras and over Streamable HTTP:
+ * event types within budgets, servers without the extension, poll subscriptions with
+ * at-least-once delivery, terminal errors, and webhook subscriptions whose deliveries
+ * a real receiver verifies.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  McpEventError,
+  type McpEventSignal,
+  type McpLogger,
+  McpServerManager,
+  type McpServerConfig,
+  McpToolProvider,
+  parseMcpConfig,
+  type McpWebhookDelivery,
+  verifyWebhookDelivery,
+} from '../src/index.js';
+import { fixture, observationLog, observed, startHttpFixture, stdioFixture } from './helpers.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  await Promise.allSettled(closers.splice(0).map((close) => close()));
+});
+
+const SECRET = 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0';
+const DELIVERY = { timeout: 10_000, interval: 25 };
+
+async function provider(server: McpServerConfig, logger?: McpLogger): Promise<McpToolProvider> {
+  const created = new McpToolProvider({ servers: [server], ...(logger ? { logger } : {}) });
+  closers.push(() => created.close());
+  await created.init();
+  return created;
+}
+
+/** A sink that records every signal, and can refuse the first `events` it gets. */
+function recorder(options: { refuseFirstEvents?: boolean } = {}): { signals: McpEventSignal[]; deliver(signal: McpEventSignal): void } {
+  const signals: McpEventSignal[] = [];
+  let refused = false;
+  return {
+    signals,
+    deliver(signal) {
+      signals.push(signal);
+      if (options.refuseFirstEvents && signal.type === 'events' && signal.events.length > 0 && !refused) {
+        refused = true;
+        throw new Error('disk full');
+      }
+    },
+  };
+}
+
+const eventIds = (signals: McpEventSignal[]): string[] => signals.flatMap((signal) => (signal.type === 'events' ? signal.events.map((event) => event.eventId) : []));
+
+const transports: Array<[string, () => Promise<McpServerConfig>]> = [
+  ['stdio, 2025-11-25 (initialize)', () => Promise.resolve(stdioFixture('ev', 'events-server.mjs', { config: { lifecycle: 'initialize' } }))],
+  ['stdio, 2026-07-28 (discover)', () => Promise.resolve(stdioFixture('ev', 'events-server.mjs', { config: { lifecycle: 'discover' } }))],
+  [
+    'Streamable HTTP',
+    async () => {
+      const http = await startHttpFixture('events-server.mjs');
+      closers.push(() => http.close());
+      return { id: 'ev', transport: { type: 'http', url: http.url } };
+    },
+  ],
+];
+
+describe.each(transports)('MCP Events over %s', (_transport, config) => {
+  it('lists the event types within the budgets, skipping the oversized one and unknown delivery modes', async () => {
+    const warnings: string[] = [];
+    const logger: McpLogger = { debug() {}, info() {}, error() {}, warn: (_fields, message) => void warnings.push(message) };
+    const events = await (await provider(await config(), logger)).listEvents('ev');
+    expect(events?.map((type) => type.name)).toEqual(['ticket.created', 'build.failed', 'strange.modes']);
+    expect(events?.[0]).toMatchObject({ delivery: ['poll', 'push', 'webhook'], inputSchema: { type: 'object', properties: { project: { type: 'string' } } } });
+    expect(events?.[0]?.payloadSchema).toBeDefined();
+    expect(events?.[2]).toMatchObject({ delivery: ['poll'], inputSchema: { type: 'object' } });
+    expect(warnings.join('\n')).toContain('huge.type');
+  });
+
+  it('polls events in order from now, delivering each once the sink took it, until cancelled', async () => {
+    const mcp = await provider(await config());
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    expect(subscription.mode).toBe('poll');
+    await vi.waitFor(() => expect(sink.signals[0]).toEqual({ type: 'active', mode: 'poll', truncated: false }), DELIVERY);
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 3, title: 'Printer on fire' });
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(3), DELIVERY);
+    const batches = sink.signals.filter((signal) => signal.type === 'events' && signal.events.length > 0);
+    const last = batches.at(-1) as Extract<McpEventSignal, { type: 'events' }>;
+    expect(last.events.at(-1)).toMatchObject({ name: 'ticket.created', data: { title: 'Printer on fire' } });
+    expect(last.cursor).toMatch(/^c\d+$/);
+    await subscription.cancel();
+    await subscription.finished;
+    expect(sink.signals.at(-1)).toEqual({ type: 'terminated', error: undefined });
+  });
+});
+
+describe('MCP Events delivery guarantees', () => {
+  it('redelivers the events a sink refused, from the last accepted cursor, after a backoff', async () => {
+    const log = observationLog();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_LOG: log } }));
+    await mcp.callServerTool('ev', 'emit', { name: 'build.failed', count: 1 });
+    const start = observed(log).length;
+    const sink = recorder({ refuseFirstEvents: true });
+    // From the cursor before the event: the event is replayed.
+    const subscription = mcp.subscribeEvents('ev', { name: 'build.failed', mode: 'poll', cursor: 'c0' }, sink);
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toEqual(['evt-1', 'evt-1']), { timeout: 15_000, interval: 50 });
+    expect(sink.signals.some((signal) => signal.type === 'error' && signal.error.message.includes('disk full'))).toBe(true);
+    // Both polls asked from c0: the refused signal's cursor was never used.
+    const polls = observed(log).slice(start).filter((entry) => entry.method === 'events/poll');
+    expect(polls.slice(0, 2).map((entry) => entry.cursor)).toEqual(['c0', 'c0']);
+    await subscription.cancel();
+  });
+
+  it('ends a subscription with a terminal error: an unknown type, a forbidden one', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    for (const [name, kind, code] of [['no.such.type', 'not_found', -32023], ['forbidden.type', 'forbidden', -32024]] as const) {
+      const sink = recorder();
+      const subscription = mcp.subscribeEvents('ev', { name, mode: 'poll' }, sink);
+      await subscription.finished;
+      const end = sink.signals.at(-1) as Extract<McpEventSignal, { type: 'terminated' }>;
+      expect(end.type).toBe('terminated');
+      expect(end.error).toBeInstanceOf(McpEventError);
+      expect(end.error).toMatchObject({ kind, rpcCode: code, serverId: 'ev', terminal: true });
+    }
+  });
+
+  it('ends a subscription when its server is removed', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(sink.signals[0]?.type).toBe('active'), DELIVERY);
+    await mcp.removeServer('ev');
+    await subscription.finished;
+    expect(sink.signals.at(-1)).toMatchObject({ type: 'terminated', error: { kind: 'server_removed' } });
+  });
+
+  it('refuses a webhook mode and a bad name before anything is sent', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    const sink = recorder();
+    expect(() => mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'webhook' as 'poll' }, sink)).toThrow(/subscribeWebhook/);
+    expect(() => mcp.subscribeEvents('ev', { name: '', mode: 'poll' }, sink)).toThrow(McpEventError);
+  });
+});
+
+describe('servers without MCP Events', () => {
+  it('list no event types: null for a server that does not know events/list', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_NO_EVENTS: '1' } }));
+    expect(await mcp.listEvents('ev')).toBeNull();
+  });
+
+  it('list no event types: null for a server that never answers events/list (within the probe time)', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_SILENT_EVENTS_LIST: '1' }, config: { timeouts: { requestMs: 500 } } }));
+    expect(await mcp.listEvents('ev')).toBeNull();
+  });
+});
+
+/** A webhook receiver that verifies every delivery and answers the challenge. */
+async function receiver(): Promise<{ url: string; deliveries: McpWebhookDelivery[]; refused: string[] }> {
+  const deliveries: McpWebhookDelivery[] = [];
+  const refused: string[] = [];
+  const server: Server = createServer((request: IncomingMessage, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      try {
+        const delivery = verifyWebhookDelivery({ secret: SECRET, headers: request.headers, body: Buffer.concat(chunks) });
+        deliveries.push(delivery);
+        if (delivery.kind === 'verification') response.writeHead(delivery.response.status, delivery.response.headers).end(delivery.response.body);
+        else response.writeHead(204).end();
+      } catch (error) {
+        refused.push(error instanceof Error ? error.message : String(error));
+        response.writeHead(401).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, deliveries, refused };
+}
+
+describe('webhook subscriptions', () => {
+  it('subscribe through the challenge, deliver signed events a receiver verifies, renew before refreshBefore, and unsubscribe', async () => {
+    const log = observationLog();
+    const hooks = await receiver();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_LOG: log } }));
+    const subscription = await mcp.subscribeWebhook('ev', { name: 'ticket.created', url: hooks.url, secret: SECRET, ttlMs: 2_000 });
+    expect(subscription.id).toMatch(/^sub_/);
+    expect(subscription.refreshBefore).toBeInstanceOf(Date);
+    expect(hooks.deliveries[0]?.kind).toBe('verification');
+
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', title: 'Webhooked' });
+    await vi.waitFor(() => expect(hooks.deliveries.some((delivery) => delivery.kind === 'event')).toBe(true), DELIVERY);
+    const event = hooks.deliveries.find((delivery) => delivery.kind === 'event')!;
+    expect(event).toMatchObject({ kind: 'event', subscriptionId: subscription.id, event: { name: 'ticket.created', data: { title: 'Webhooked' } } });
+    expect(hooks.refused).toEqual([]);
+
+    // Renewed before its 2 s run out, with the same id.
+    await vi.waitFor(() => expect(observed(log).some((entry) => entry.event === 'webhook-subscribed' && entry.refreshed === true)).toBe(true), DELIVERY);
+    await mcp.unsubscribeWebhook('ev', { name: 'ticket.created', url: hooks.url });
+    expect(observed(log)).toContainEqual(expect.objectContaining({ event: 'webhook-unsubscribed', found: true }));
+    expect(JSON.stringify(observed(log))).not.toContain(SECRET);
+  });
+
+  it('fail with a callback_endpoint error when the receiver does not answer the challenge, never showing the secret', async () => {
+    const silent = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => silent.close(resolve)));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks`;
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    const error = await mcp.subscribeWebhook('ev', { name: 'ticket.created', url, secret: SECRET }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpEventError);
+    expect(error).toMatchObject({ kind: 'callback_endpoint', reason: 'challenge_failed' });
+    expect(String((error as Error).message)).not.toContain(SECRET);
+    await expect(mcp.subscribeWebhook('ev', { name: 'ticket.created', url, secret: 'not-a-secret' })).rejects.toMatchObject({ kind: 'invalid_params' });
+  });
+});
+
+describe('MCP Events through the fleet', () => {
+  it('lists and polls on a server the fleet runs', async () => {
+    const file = parseMcpConfig(JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [fixture('events-server.mjs')] } } }));
+    const fleet = new McpServerManager({ file });
+    closers.push(() => fleet.shutdown());
+    await fleet.startAll();
+    expect((await fleet.listEvents('ev'))?.map((type) => type.name)).toContain('ticket.created');
+    const sink = recorder();
+    const subscription = fleet.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(sink.signals[0]?.type).toBe('active'), DELIVERY);
+    await fleet.callServerTool('ev', 'emit', { name: 'ticket.created' });
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(1), DELIVERY);
+    await subscription.cancel();
+  });
+});
