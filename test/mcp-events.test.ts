@@ -95,6 +95,41 @@ describe.each(transports)('MCP Events over %s', (_transport, config) => {
     await subscription.finished;
     expect(sink.signals.at(-1)).toEqual({ type: 'terminated', error: undefined });
   });
+
+  it('pushes a replay, then live events and a burst in order on one stream, and cancels the stream on the server', async () => {
+    const log = observationLog();
+    const server = await config();
+    const withLog: McpServerConfig =
+      server.transport.type === 'stdio' ? { ...server, transport: { ...server.transport, env: { ...server.transport.env, FIXTURE_LOG: log, FIXTURE_HEARTBEAT_MS: '100' } } } : server;
+    const mcp = await provider(withLog);
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 2 });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push', cursor: 'c0' }, sink);
+    expect(subscription.mode).toBe('push');
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(2), DELIVERY);
+    expect(sink.signals[0]).toEqual({ type: 'active', mode: 'push', truncated: false });
+    await mcp.callServerTool('ev', 'burst', { name: 'ticket.created', count: 40 });
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(42), DELIVERY);
+    const ids = eventIds(sink.signals).map((id) => Number(id.slice('evt-'.length)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(42);
+    // Each event came with its own cursor, in order.
+    const cursors = sink.signals.flatMap((signal) => (signal.type === 'events' && signal.events.length === 1 ? [signal.cursor] : []));
+    expect(cursors.at(-1)).toBe(`c${ids.at(-1)}`);
+    await subscription.cancel();
+    expect(sink.signals.at(-1)).toEqual({ type: 'terminated', error: undefined });
+    if (server.transport.type === 'stdio') await vi.waitFor(() => expect(observed(log).some((entry) => entry.event === 'stream-cancelled')).toBe(true), DELIVERY);
+  });
+
+  it('ends a push subscription on a terminated notice, with its error', async () => {
+    const mcp = await provider(await config());
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, sink);
+    await vi.waitFor(() => expect(sink.signals[0]?.type).toBe('active'), DELIVERY);
+    await mcp.callServerTool('ev', 'terminate', {});
+    await subscription.finished;
+    expect(sink.signals.at(-1)).toMatchObject({ type: 'terminated', error: { kind: 'forbidden', rpcCode: -32024, reason: 'access_revoked' } });
+  });
 });
 
 describe('MCP Events delivery guarantees', () => {

@@ -472,7 +472,7 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /**
-   * Subscribes to an event type with poll delivery, handing signals to `sink` (see
+   * Subscribes to an event type, polled or pushed (one open `events/stream`), handing signals to `sink` (see
    * `McpEventSignal`): at least once, from `request.cursor` (default: from now). Runs
    * until `cancel()`, a terminal error, or the server's removal. Throws `McpEventError`
    * (`invalid_params`) for a webhook mode or a bad name.

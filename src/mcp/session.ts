@@ -7,6 +7,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspect } from 'node:util';
+import { EventRouter } from './events/router.js';
 import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { asError, errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
@@ -94,6 +95,8 @@ export class McpSession {
     readonly client: Client,
     readonly transport: Transport,
     readonly serverId: string,
+    /** Where this session's MCP Events notifications go, for its push streams. */
+    readonly events: EventRouter = new EventRouter(),
   ) {}
 
   get era(): 'modern' | 'legacy' {
@@ -332,8 +335,9 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   });
   const attemptSignal = AbortSignal.any([options.signal, AbortSignal.timeout(config.timeouts.connectAttemptMs)]);
   const transport = newTransport(config, logger, options.authorizer, attemptSignal);
-  installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra() });
-  const session = new McpSession(client, transport, config.id);
+  const events = new EventRouter();
+  installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra(), events });
+  const session = new McpSession(client, transport, config.id, events);
   const handler = options.elicitation;
   if (handler !== undefined) {
     // Serves both a 2025 server's elicitation/create request and a 2026 input_required round.

@@ -18,6 +18,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../core/json.js';
 import { type McpElicitationHandler, unsupportedInputMessage, unsupportedInputs } from './interaction.js';
+import { type EventRouter, STREAM_TOKEN_KEY } from './events/router.js';
 
 /** Where a rewritten task result carries the task handle. */
 export const TASK_HANDLE_KEY = 'io.mcp-fleet/task-handle';
@@ -46,6 +47,8 @@ export interface TapPolicy {
   era: () => 'modern' | 'legacy' | undefined;
   /** The elicitation handler, only when the server and the application both opted in. */
   elicitation: McpElicitationHandler | undefined;
+  /** Where MCP Events notifications go, in arrival order. */
+  events?: EventRouter;
 }
 
 /** Most outgoing request ids remembered while their answers are pending. */
@@ -53,6 +56,17 @@ const MAX_PENDING = 4096;
 
 type Message = Record<string, unknown>;
 
+
+/** An `events/stream` request with its stream token taken out of `_meta` and bound to the request id. */
+function bindStream(request: Message, router: EventRouter): Message {
+  const params = isJsonObject(request.params) ? request.params : {};
+  const meta = isJsonObject(params._meta) ? params._meta : {};
+  const token = meta[STREAM_TOKEN_KEY];
+  if (typeof token !== 'string' || (typeof request.id !== 'string' && typeof request.id !== 'number')) return request;
+  router.bind(token, request.id);
+  const { [STREAM_TOKEN_KEY]: _token, ...rest } = meta;
+  return { ...request, params: { ...params, _meta: rest } };
+}
 
 /** The task handle of a `tools/call` result, if it is one. */
 function taskOf(result: Message): TaskHandle | undefined {
@@ -80,16 +94,21 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
   const methods = new Map<string | number, { method: string; tool?: string }>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    const request = message as Message;
+    let request = message as Message;
+    if (request.method === 'events/stream' && policy.events !== undefined) request = bindStream(request, policy.events);
     if (typeof request.method === 'string' && (typeof request.id === 'string' || typeof request.id === 'number')) {
       if (methods.size >= MAX_PENDING) methods.delete(methods.keys().next().value!);
       const name = isJsonObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
       methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }) });
     }
-    return send(message, options);
+    return send(request as JSONRPCMessage, options);
   };
   transport.onmessage = (message: JSONRPCMessage) => {
     const response = message as Message;
+    if (typeof response.method === 'string' && response.method.startsWith('notifications/events/') && !('id' in response)) {
+      policy.events?.route(response.method, response.params);
+      return;
+    }
     const id = response.id;
     if ((typeof id !== 'string' && typeof id !== 'number') || !('result' in response || 'error' in response)) return;
     const sent = methods.get(id);

@@ -8,6 +8,7 @@ import type { ServerRegistration } from '../registration.js';
 import { McpEventError } from './errors.js';
 import { MAX_EVENT_NAME_BYTES } from './list.js';
 import { pollRound } from './poll.js';
+import { pushRound } from './push.js';
 import { EventSubscriptionRun } from './subscriber.js';
 import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest } from './types.js';
 
@@ -18,8 +19,5 @@ export function subscribeEvents(registration: ServerRegistration, request: McpEv
   if (mode !== 'poll' && mode !== 'push') throw new McpEventError(id, 'invalid_params', `The delivery mode must be "poll" or "push", got ${JSON.stringify(mode)}.`);
   const bytes = utf8Bytes(typeof request.name === 'string' ? request.name : '');
   if (bytes === 0 || bytes > MAX_EVENT_NAME_BYTES) throw new McpEventError(id, 'invalid_params', `An event type name must be 1 to ${MAX_EVENT_NAME_BYTES} bytes, got ${bytes}.`);
-  if (mode === 'push') {
-    throw new McpEventError(id, 'unsupported', 'Push delivery (events/stream) is not available in this version of mcp-fleet; subscribe with mode "poll".');
-  }
-  return new EventSubscriptionRun(registration, { ...request }, sink, (context) => pollRound(registration, context));
+  return new EventSubscriptionRun(registration, { ...request }, sink, (context) => (mode === 'push' ? pushRound(registration, context) : pollRound(registration, context)));
 }
