@@ -268,3 +268,129 @@ describe('MCP Events through the fleet', () => {
     await subscription.cancel();
   });
 });
+
+/** Event ids in first-seen order, duplicates (redeliveries) dropped. */
+const deduplicated = (signals: McpEventSignal[]): string[] => [...new Set(eventIds(signals))];
+const sequence = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => `evt-${from + index}`);
+const LONG = { timeout: 30_000, interval: 50 };
+
+describe('MCP Events acceptance', () => {
+  it('delivers a 250-event backlog in order, in pages, and the cursors the server saw are the ones the sink accepted', async () => {
+    const log = observationLog();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_LOG: log } }));
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 250 });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll', cursor: 'c0' }, sink);
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(250), LONG);
+    await subscription.cancel();
+    expect(eventIds(sink.signals)).toEqual(sequence(1, 250));
+    const accepted = sink.signals.flatMap((signal) => (signal.type === 'events' ? [signal.cursor] : []));
+    expect(accepted).toEqual(['c100', 'c200', 'c250']);
+    const asked = observed(log).filter((entry) => entry.method === 'events/poll').map((entry) => entry.cursor);
+    // The first poll asked from the given cursor, each later one from the cursor the sink had just accepted.
+    expect(asked.slice(0, 3)).toEqual(['c0', 'c100', 'c200']);
+    expect(asked.slice(3).every((cursor) => cursor === 'c250')).toBe(true);
+    expect(observed(log).find((entry) => entry.method === 'events/poll')).toMatchObject({ maxEvents: 100 });
+  });
+
+  it('gives the sink the exact push sequence: active, one events signal per event with its cursor, nothing for heartbeats', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_HEARTBEAT_MS: '50' } }));
+    await mcp.callServerTool('ev', 'emit', { name: 'build.failed' });
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 2 });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push', cursor: 'c1' }, sink);
+    await vi.waitFor(() => expect(eventIds(sink.signals)).toHaveLength(2), DELIVERY);
+    // Heartbeats at the same cursor add nothing.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await subscription.cancel();
+    expect(sink.signals.map((signal) => (signal.type === 'events' ? `events ${signal.events.map((event) => event.eventId).join(',')} ${signal.cursor}` : signal.type))).toEqual([
+      'active',
+      'events evt-2 c2',
+      'events evt-3 c3',
+      'terminated',
+    ]);
+  });
+
+  it('delivers a push burst of 500 events in the order the server sent them, and cancelling cancels the stream on the server', async () => {
+    const log = observationLog();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_LOG: log } }));
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, sink);
+    await vi.waitFor(() => expect(sink.signals[0]?.type).toBe('active'), DELIVERY);
+    await mcp.callServerTool('ev', 'burst', { name: 'ticket.created', count: 500 });
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toHaveLength(500), LONG);
+    expect(deduplicated(sink.signals)).toEqual(sequence(1, 500));
+    await subscription.cancel();
+    await vi.waitFor(() => expect(observed(log).some((entry) => entry.event === 'stream-cancelled')).toBe(true), DELIVERY);
+  });
+
+  it('loses no event when a sink refuses once: seen after deduplication is everything sent, in order', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 5 });
+    const sink = recorder({ refuseFirstEvents: true });
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push', cursor: 'c0' }, sink);
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toHaveLength(5), LONG);
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 2 });
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toEqual(sequence(1, 7)), LONG);
+    expect(eventIds(sink.signals).filter((id) => id === 'evt-1')).toHaveLength(2);
+    await subscription.cancel();
+  });
+
+  it('recovers a push subscription from its cursor after the server is killed mid-stream, losing nothing', async () => {
+    const state = `${observationLog()}.state`;
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_STATE: state } }));
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push', cursor: 'c0' }, sink);
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 3 });
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toHaveLength(3), DELIVERY);
+    const pid = mcp.serverStatuses()[0]!.pid!;
+    process.kill(pid, 'SIGKILL');
+    await vi.waitFor(() => expect(sink.signals.some((signal) => signal.type === 'error')).toBe(true), DELIVERY);
+    // The next call starts a new server process; it goes on from the same event log.
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 3 });
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toEqual(sequence(1, 6)), LONG);
+    expect(mcp.serverStatuses()[0]!.pid).not.toBe(pid);
+    await subscription.cancel();
+  });
+
+  it('reopens a stream the server ended normally, from the last accepted cursor', async () => {
+    const log = observationLog();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_LOG: log } }));
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push', cursor: 'c0' }, sink);
+    await mcp.callServerTool('ev', 'emit', { name: 'ticket.created', count: 2 });
+    await vi.waitFor(() => expect(deduplicated(sink.signals)).toHaveLength(2), DELIVERY);
+    await mcp.callServerTool('ev', 'end-streams', {});
+    await vi.waitFor(() => expect(observed(log).filter((entry) => entry.method === 'events/stream').map((entry) => entry.cursor)).toEqual(['c0', 'c2']), DELIVERY);
+    await subscription.cancel();
+    expect(sink.signals.filter((signal) => signal.type === 'terminated')).toHaveLength(1);
+  });
+
+  it('ends every poll and push subscription of a removed server with terminated / server_removed', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    const sinks = [recorder(), recorder()];
+    const subscriptions = [
+      mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sinks[0]!),
+      mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, sinks[1]!),
+    ];
+    await vi.waitFor(() => expect(sinks.every((sink) => sink.signals[0]?.type === 'active')).toBe(true), DELIVERY);
+    await mcp.removeServer('ev');
+    await Promise.all(subscriptions.map((subscription) => subscription.finished));
+    for (const sink of sinks) expect(sink.signals.at(-1)).toMatchObject({ type: 'terminated', error: { kind: 'server_removed' } });
+  });
+});
+
+describe('McpEventError', () => {
+  it('classifies both generations of the draft\'s codes, keeps data.reason, and knows which end a subscription', async () => {
+    const { eventErrorFromWire, eventErrorKind } = await import('../src/mcp/events/errors.js');
+    const kinds = [-32601, -32602, -32023, -32011, -32024, -32012, -32025, -32013, -32026, -32014, -32027, -32015, -32603].map(eventErrorKind);
+    expect(kinds).toEqual(['unsupported', 'invalid_params', 'not_found', 'not_found', 'forbidden', 'forbidden', 'resource_exhausted', 'resource_exhausted', 'unsupported', 'unsupported', 'callback_endpoint', 'callback_endpoint', 'other']);
+    const error = eventErrorFromWire('ev', 'events/subscribe', { code: -32015, message: 'CallbackEndpointError', data: { reason: 'challenge_failed' } });
+    expect(error).toMatchObject({ kind: 'callback_endpoint', reason: 'challenge_failed', rpcCode: -32015, terminal: false });
+    expect(error.message).toContain('CallbackEndpointError: challenge_failed');
+    expect(eventErrorFromWire('ev', 'x', { code: -32023, message: 'gone', data: { kind: 'event' } })).toMatchObject({ reason: 'event', terminal: true });
+    const long = eventErrorFromWire('ev', 'x', { code: -32603, message: 'm'.repeat(2000), data: { reason: 'r'.repeat(2000) } });
+    expect(long.message.length).toBeLessThan(900);
+    expect(long.terminal).toBe(false);
+  });
+});

@@ -136,6 +136,12 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     .argument('<server>', 'a server id')
     .argument('<name>', 'the prompt name')
     .argument('[arguments...]', 'key=value arguments');
+  define('events', 'list a server\'s MCP Events types, or tail one as JSON lines until Ctrl-C', lazy(() => import('./commands/events.js'), 'events'))
+    .argument('<server>', 'a server id')
+    .argument('[name]', 'an event type to tail: one JSON line per event on stdout, the cursor after each batch on stderr')
+    .argument('[arguments...]', 'key=value subscription arguments; a value that parses as JSON is taken as JSON')
+    .option('--cursor <cursor>', 'resume after this cursor (the last "cursor:" line of an earlier run; default: from now)')
+    .addOption(new Option('--mode <mode>', 'the delivery (default: push when the type offers it, else poll)').choices(['poll', 'push']));
   define('auth', 'authorize a server with OAuth from the terminal (no browser needed here)', lazy(() => import('./commands/auth.js'), 'auth'))
     .argument('<server>', 'a server id')
     .option('--logout', 'forget the stored grant instead');
