@@ -140,6 +140,35 @@ describe('client credentials', () => {
   });
 });
 
+describe('a short-lived access token', () => {
+  let short: HttpFixture;
+  let shortLog: string;
+  beforeAll(async () => {
+    shortLog = observationLog();
+    short = await startHttpFixture('oauth-stack.mjs', { env: { FIXTURE_LOG: shortLog, FIXTURE_TOKEN_TTL: '5' } });
+  });
+  afterAll(async () => short.close());
+
+  it('of 5 seconds is renewed once for ten parallel calls after it expired, and a fresh one is not renewed again', async () => {
+    const requests = (since: number) => observed(shortLog).slice(since).filter((entry) => entry.event === 'token');
+    const mcp = new McpToolProvider({ servers: [{ id: 'api', concurrency: 'parallel', transport: { type: 'http', url: short.url, oauth: CLIENT_CREDENTIALS } }] });
+    providers.push(mcp);
+    await mcp.init();
+    // In the first half of its life the token is used as it is.
+    let since = observed(shortLog).length;
+    expect((await mcp.call('mcp_api_whoami', {})).isError).toBe(false);
+    expect(requests(since)).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    since = observed(shortLog).length;
+    const results = await Promise.all(Array.from({ length: 10 }, () => mcp.call('mcp_api_whoami', {})));
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(requests(since)).toHaveLength(1);
+    since = observed(shortLog).length;
+    expect((await mcp.call('mcp_api_whoami', {})).isError).toBe(false);
+    expect(requests(since)).toHaveLength(0);
+  }, 30_000);
+});
+
 describe('authorization code with PKCE, no browser', () => {
   it('fails set-up with McpAuthorizationRequired, without touching the network, until authorized', async () => {
     const before = mark();

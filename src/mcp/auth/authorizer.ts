@@ -31,11 +31,17 @@ import { credentialEndpoint, type McpCredentialKey, type McpCredentialStore, typ
 
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
 
-/** How long before expiry an access token is renewed (checklist item 147): 120 s for long tokens, else half the lifetime, at least 31 s. */
+/**
+ * How long before expiry an access token is renewed: 120 s for tokens of 4 min or more,
+ * else half the lifetime. Never more than half: a token is not renewed in the first half
+ * of its life, so a short-lived one (the checklist's item 147 said "at least 31 s", which
+ * for a token under a minute is its whole life) is not renewed before every request, and
+ * a fresh one is not renewed again by the calls that waited for it.
+ */
 export function renewalBufferMs(lifetimeMs: number): number {
   if (!Number.isFinite(lifetimeMs) || lifetimeMs <= 0) return 0;
   if (lifetimeMs >= 240_000) return 120_000;
-  return Math.min(Math.max(lifetimeMs / 2, 31_000), lifetimeMs);
+  return lifetimeMs / 2;
 }
 
 /** A pending interactive authorization, kept in memory between `begin` and `complete`. */
