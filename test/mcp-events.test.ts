@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   McpEventError,
@@ -237,6 +238,8 @@ describe('webhook subscriptions', () => {
     await mcp.unsubscribeWebhook('ev', { name: 'ticket.created', url: hooks.url });
     expect(observed(log)).toContainEqual(expect.objectContaining({ event: 'webhook-unsubscribed', found: true }));
     expect(JSON.stringify(observed(log))).not.toContain(SECRET);
+    expect(inspect(mcp, { depth: 10 })).not.toContain(SECRET);
+    expect(JSON.stringify(mcp)).not.toContain(SECRET);
   });
 
   it('fail with a callback_endpoint error when the receiver does not answer the challenge, never showing the secret', async () => {
