@@ -140,6 +140,7 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     .argument('<server>', 'a server id')
     .argument('[name]', 'an event type to tail: one JSON line per event on stdout, the cursor after each batch on stderr')
     .argument('[arguments...]', 'key=value subscription arguments; a value that parses as JSON is taken as JSON')
+    .option('--args <json>', 'the subscription arguments as one JSON object (wins over key=value)')
     .option('--cursor <cursor>', 'resume after this cursor (the last "cursor:" line of an earlier run; default: from now)')
     .addOption(new Option('--mode <mode>', 'the delivery (default: push when the type offers it, else poll)').choices(['poll', 'push']));
   define('auth', 'authorize a server with OAuth from the terminal (no browser needed here)', lazy(() => import('./commands/auth.js'), 'auth'))

@@ -1,7 +1,7 @@
 /**
  * `mcp-fleet events <server>` lists a server's MCP Events types (name, delivery modes,
- * description); `mcp-fleet events <server> <name> [key=value ...] [--cursor C]
- * [--mode poll|push]` tails one: one JSON line per event on stdout
+ * description); `mcp-fleet events <server> <name> [key=value ...] [--args '<json>']
+ * [--cursor C] [--mode poll|push]` tails one: one JSON line per event on stdout
  * (`{"eventId","name","timestamp","data"}`), and after each batch `cursor: <c>` on
  * stderr, so a script resumes with `--cursor <c>`. It runs until Ctrl-C (exit 130) or
  * until the subscription ends (a terminal error: one line naming the server, the type and
@@ -15,7 +15,7 @@
  */
 import { nearMatches } from '../../core/similarity.js';
 import { McpEventError } from '../../mcp/events/errors.js';
-import type { McpEvent, McpEventSignal, McpEventType } from '../../mcp/events/types.js';
+import type { McpEvent, McpEventSignal, McpEventSubscription, McpEventType } from '../../mcp/events/types.js';
 import { callArguments } from '../args.js';
 import { cliWording, EXIT, exitCodeOf, type ExitCode, usageError } from '../errors.js';
 import type { CliIO } from '../output.js';
@@ -25,8 +25,8 @@ import { firstLine, fitArguments, missingArguments, toolSignature } from '../sig
 export async function events(context: CommandContext, serverId: unknown, name: unknown, words: unknown): Promise<ExitCode> {
   const id = String(serverId);
   if (typeof name === 'string') return tail(context, id, name, words as string[]);
-  if (context.options.cursor !== undefined || context.options.mode !== undefined) {
-    throw usageError(`--cursor and --mode are for tailing an event type: mcp-fleet events ${id} <name> (mcp-fleet events ${id} lists them).`);
+  if (context.options.cursor !== undefined || context.options.mode !== undefined || context.options.args !== undefined) {
+    throw usageError(`--args, --cursor and --mode are for tailing an event type: mcp-fleet events ${id} <name> (mcp-fleet events ${id} lists them).`);
   }
   const fleet = await context.fleet();
   fleet.require(id);
@@ -84,7 +84,7 @@ function eventLine(event: McpEvent): string {
 }
 
 async function tail(context: CommandContext, serverId: string, name: string, words: readonly string[]): Promise<ExitCode> {
-  const given = callArguments(words, undefined);
+  const given = callArguments(words, context.options.args as string | undefined);
   const fleet = await context.fleet();
   fleet.require(serverId);
   const { output, signal } = context;
@@ -144,7 +144,7 @@ async function tail(context: CommandContext, serverId: string, name: string, wor
     }
   };
 
-  let subscription;
+  let subscription: McpEventSubscription;
   try {
     subscription = manager.subscribeEvents(serverId, { name, arguments: args, mode, ...(cursor === undefined ? {} : { cursor }) }, { deliver });
   } catch (error) {
