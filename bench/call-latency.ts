@@ -1,15 +1,17 @@
 /**
- * Call-latency scenario: sequential `echo` calls through mcp-fleet (`ToolHost.call`)
- * versus the raw SDK (`Client.callTool`) against the same fixture server, same
- * transport, same protocol era, in the same process and run.
+ * Call-latency scenario: sequential `echo` calls through mcp-fleet (`ToolHost.call`),
+ * the raw SDK (`Client.callTool`) and the leanest peer, `@ai-sdk/mcp` (`callTool`, see
+ * ai-sdk-side.ts), against the same fixture server, same transport, same protocol era, in
+ * the same process and run.
  *
  * Fairness rules (they are the point of this file):
  * - Same server code: stdio gives each side its own child of the same fixture (a stdio
- *   server has exactly one client); HTTP starts ONE fixture process for both sides.
- * - Same era on both sides, checked against what each side actually negotiated.
- * - Both sides warm up before measuring, and the measured calls are interleaved in
- *   blocks whose order alternates (A B, B A, ...), so drift and noise on this small,
- *   shared machine land on both sides alike.
+ *   server has exactly one client); HTTP starts ONE fixture process for every side.
+ * - Same era on every side, checked against what each side actually negotiated.
+ * - Every side warms up before measuring, and the measured calls are interleaved in
+ *   blocks whose order goes through all six orders of the three sides, round by round, so
+ *   drift and noise on this small, shared machine land on every side alike, and no side
+ *   always runs right after the same other one.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpToolProvider, ToolHost, type McpServerConfig } from '../src/index.js';
+import { type AiSdkTarget, aiSdkSide } from './ai-sdk-side.js';
 
 export type TransportKind = 'stdio' | 'http';
 export type Era = 'modern' | 'legacy';
@@ -63,13 +66,20 @@ export interface ScenarioResult {
   era: Era;
   fleet: SideResult;
   raw: SideResult;
+  aiSdk: SideResult;
   /** fleet median / raw median. */
   ratio: number;
+  /** fleet median / @ai-sdk/mcp median. */
+  ratioToAiSdk: number;
+  /** @ai-sdk/mcp median / raw median (the issue's "ratio to the raw SDK" for the peer). */
+  aiSdkRatio: number;
   /**
    * The 25th and 75th percentiles of the per-round ratios (one fleet block against the
-   * adjacent raw block): how much the ratio itself moves with machine noise in this run.
+   * raw block of the same round): how much the ratio itself moves with machine noise.
    */
   roundRatioIqr: [number, number];
+  /** The same for fleet blocks against @ai-sdk/mcp blocks. */
+  roundRatioIqrToAiSdk: [number, number];
 }
 
 /** One way of calling the tool. */
@@ -105,8 +115,14 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
-export async function startHttpFixture(): Promise<HttpFixture> {
-  const child: ChildProcess = spawn(process.execPath, [FIXTURE, '--http'], { env: fixtureEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts an HTTP fixture that prints `{"url": ...}` first: by default the v2 fixture, both
+ * eras. With `onStderrLine`, its stderr is read line by line instead of passed through.
+ */
+export async function startHttpFixture(file = FIXTURE, args = ['--http'], onStderrLine?: (line: string) => void): Promise<HttpFixture> {
+  const stderr = onStderrLine === undefined ? 'inherit' : 'pipe';
+  const child: ChildProcess = spawn(process.execPath, [file, ...args], { env: fixtureEnv(), stdio: ['ignore', 'pipe', stderr] });
+  if (onStderrLine !== undefined) createInterface({ input: child.stderr! }).on('line', onStderrLine);
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout! });
   const first = await Promise.race([
@@ -162,12 +178,13 @@ export async function rawSide(era: Era, url: string | undefined, closers: Closer
 }
 
 /** mcp-fleet as an agent runtime uses it: a `ToolHost` over an `McpToolProvider`. */
-export async function fleetSide(era: Era, url: string | undefined, closers: Closers): Promise<Side> {
+export async function fleetSide(era: Era, url: string | undefined, closers: Closers, extra: Partial<McpServerConfig> = {}): Promise<Side> {
   const server: McpServerConfig = {
     id: SERVER_ID,
     transport: url === undefined ? { type: 'stdio', command: process.execPath, args: [FIXTURE], env: fixtureEnv() } : { type: 'http', url },
     lifecycle: era === 'modern' ? 'discover' : 'initialize',
     required: true,
+    ...extra,
   };
   const provider = new McpToolProvider({ servers: [server] });
   const host = new ToolHost({ providers: [provider] });
@@ -229,6 +246,21 @@ async function untimedCalls(side: Side, count: number): Promise<void> {
   for (let i = 0; i < count; i++) await side.call();
 }
 
+/** The stdio command of the fixture, or its HTTP URL: what `@ai-sdk/mcp` is pointed at. */
+export function fixtureTarget(url: string | undefined): AiSdkTarget {
+  return url === undefined ? { command: process.execPath, args: [FIXTURE], env: fixtureEnv() } : { url };
+}
+
+/** The six orders of three sides, one per round in turn. */
+export const ORDERS = [
+  [0, 1, 2],
+  [1, 2, 0],
+  [2, 0, 1],
+  [2, 1, 0],
+  [0, 2, 1],
+  [1, 0, 2],
+] as const;
+
 /** Runs one (transport, era) comparison and closes everything it started, even on failure. */
 export async function runScenario(options: ScenarioOptions): Promise<ScenarioResult> {
   const http = options.transport === 'http' ? await startHttpFixture() : undefined;
@@ -237,54 +269,56 @@ export async function runScenario(options: ScenarioOptions): Promise<ScenarioRes
     // Set up one after the other: a concurrent start would make each side's setup time meaningless.
     const fleet = await fleetSide(options.era, http?.url, closers);
     const raw = await rawSide(options.era, http?.url, closers);
+    const aiSdk = await aiSdkSide(options.era, fixtureTarget(http?.url), ARGS, closers);
+    const sides = [fleet, raw, aiSdk] as const;
     const expected = ERA_VERSION[options.era];
-    for (const [label, side] of [['mcp-fleet', fleet], ['raw SDK', raw]] as const) {
+    for (const [label, side] of [['mcp-fleet', fleet], ['raw SDK', raw], ['@ai-sdk/mcp', aiSdk]] as const) {
       if (side.protocolVersion !== expected) {
         throw new Error(`${label} negotiated ${side.protocolVersion ?? 'nothing'}, expected ${expected} (${options.transport})`);
       }
     }
 
-    // Warm-up is interleaved too, so JIT and connection warm-up finish on both sides.
+    // Warm-up is interleaved too, so JIT and connection warm-up finish on every side.
     const warmBlock = Math.max(1, Math.min(options.block, options.warmup));
     for (let done = 0; done < options.warmup; done += warmBlock) {
       const count = Math.min(warmBlock, options.warmup - done);
-      await untimedCalls(fleet, count);
-      await untimedCalls(raw, count);
+      for (const side of sides) await untimedCalls(side, count);
     }
 
-    const fleetSamples: Samples = { latencyUs: new Float64Array(options.calls), cpuUs: 0 };
-    const rawSamples: Samples = { latencyUs: new Float64Array(options.calls), cpuUs: 0 };
+    const samples: Samples[] = sides.map(() => ({ latencyUs: new Float64Array(options.calls), cpuUs: 0 }));
     const roundRatios: number[] = [];
+    const roundRatiosToAiSdk: number[] = [];
     for (let done = 0, round = 0; done < options.calls; done += options.block, round++) {
       const count = Math.min(options.block, options.calls - done);
-      // ABBA order: neither side always runs right after the other's block.
-      if (round % 2 === 0) {
-        await timedCalls(fleet, count, fleetSamples, done);
-        await timedCalls(raw, count, rawSamples, done);
-      } else {
-        await timedCalls(raw, count, rawSamples, done);
-        await timedCalls(fleet, count, fleetSamples, done);
-      }
-      const blockMedian = (samples: Samples): number => summarise(samples.latencyUs.subarray(done, done + count)).medianUs;
-      roundRatios.push(blockMedian(fleetSamples) / blockMedian(rawSamples));
+      for (const index of ORDERS[round % ORDERS.length]!) await timedCalls(sides[index], count, samples[index]!, done);
+      const blockMedian = (index: number): number => summarise(samples[index]!.latencyUs.subarray(done, done + count)).medianUs;
+      roundRatios.push(blockMedian(0) / blockMedian(1));
+      roundRatiosToAiSdk.push(blockMedian(0) / blockMedian(2));
     }
-    const sortedRatios = Float64Array.from(roundRatios).sort();
+    const iqr = (ratios: number[]): [number, number] => {
+      const sorted = Float64Array.from(ratios).sort();
+      return [percentile(sorted, 25), percentile(sorted, 75)];
+    };
 
-    const result = (side: Side, samples: Samples): SideResult => ({
-      setupMs: side.setupMs,
-      protocolVersion: side.protocolVersion,
-      stats: summarise(samples.latencyUs),
-      cpuUsPerCall: samples.cpuUs / options.calls,
-    });
-    const fleetResult = result(fleet, fleetSamples);
-    const rawResult = result(raw, rawSamples);
+    const [fleetResult, rawResult, aiSdkResult] = sides.map(
+      (side, index): SideResult => ({
+        setupMs: side.setupMs,
+        protocolVersion: side.protocolVersion,
+        stats: summarise(samples[index]!.latencyUs),
+        cpuUsPerCall: samples[index]!.cpuUs / options.calls,
+      }),
+    ) as [SideResult, SideResult, SideResult];
     return {
       transport: options.transport,
       era: options.era,
       fleet: fleetResult,
       raw: rawResult,
+      aiSdk: aiSdkResult,
       ratio: fleetResult.stats.medianUs / rawResult.stats.medianUs,
-      roundRatioIqr: [percentile(sortedRatios, 25), percentile(sortedRatios, 75)],
+      ratioToAiSdk: fleetResult.stats.medianUs / aiSdkResult.stats.medianUs,
+      aiSdkRatio: aiSdkResult.stats.medianUs / rawResult.stats.medianUs,
+      roundRatioIqr: iqr(roundRatios),
+      roundRatioIqrToAiSdk: iqr(roundRatiosToAiSdk),
     };
   } finally {
     await Promise.allSettled(closers.map((close) => close()));
