@@ -228,6 +228,24 @@ describe('OpenAI strict mode', () => {
     fc.assert(property, { numRuns: RUNS, examples: [[UNION_BRANCH_NULL], [TIED_BRANCHES], [ARRAY_BRANCH], [NESTED_UNION]] });
   });
   it('a strict model\'s null for a left-out property of an object in an anyOf branch is read back as "not given"', () => checkRoundTrip(UNION_BRANCH_NULL));
+  it('a strict model\'s nulls for an object in a nested union are read back against the nested branch the object fits', () =>
+    // Once read back against the outer branch declaring one of the keys (whose required `name` the null could not be).
+    checkRoundTrip(
+      strictCase(
+        {
+          type: 'object',
+          properties: { tags: { anyOf: [{ $ref: '#/$defs/Item' }, { anyOf: [{ enum: [false] }, { $ref: '#/$defs/Point' }] }] } },
+          required: ['tags'],
+          $defs: {
+            Item: { type: 'object', properties: { name: { type: 'array', items: { type: 'number' } } }, required: ['name'] },
+            Point: { type: 'object', properties: { tags: { type: 'object', properties: { n: { type: 'string' } }, additionalProperties: false }, name: { type: 'string' } }, additionalProperties: false },
+          },
+        },
+        { tags: {} },
+        { tags: { tags: null, name: null } },
+        { tags: {} },
+      ),
+    ));
 
   /*
    * Property 2 (what is asserted). For every schema of the grammar, and of the wild

@@ -87,22 +87,39 @@ function typeFits(schema: unknown, value: unknown, root: SchemaNode, depth: numb
 }
 
 /**
- * The union branch a value most likely took: one whose type fits the value, and for an
- * object, the one whose declared properties fit most of its (non-null) values.
+ * How well an object value fits a branch: 2 for each declared property its value fits,
+ * 1 for a `null` on an optional one (what strict mode sends), minus 2 for a `null` on a
+ * required one that refuses it. A nested union scores as its best branch.
  */
+function branchScore(node: SchemaNode, value: Record<string, unknown>, root: SchemaNode, depth: number): number {
+  if (depth > MAX_DEPTH) return 0;
+  if (!isSchemaNode(node.properties)) {
+    const branches = Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : [];
+    return branches.reduce<number>((best, branch) => {
+      const inner = resolved(branch, root, depth + 1);
+      return inner === undefined || !typeFits(inner, value, root, depth + 1) ? best : Math.max(best, branchScore(inner, value, root, depth + 1));
+    }, 0);
+  }
+  const properties = node.properties;
+  const required = Array.isArray(node.required) ? node.required : [];
+  let score = 0;
+  for (const [key, item] of Object.entries(value)) {
+    if (!Object.hasOwn(properties, key)) continue;
+    if (item !== null) score += typeFits(properties[key], item, root, depth + 1) ? 2 : 0;
+    else if (!required.includes(key)) score += 1;
+    else if (!mayAcceptNull(properties[key], root, depth + 1)) score -= 2;
+  }
+  return score;
+}
+
+/** The union branch a value most likely took: one whose type fits the value, and for an object, the one it fits best. */
 function likelyBranch(branches: unknown[], value: unknown, root: SchemaNode, depth: number): SchemaNode | undefined {
   let best: SchemaNode | undefined;
-  let bestScore = -1;
+  let bestScore = Number.NEGATIVE_INFINITY;
   for (const branch of branches) {
     const node = resolved(branch, root, depth + 1);
     if (node === undefined || !typeFits(node, value, root, depth + 1)) continue;
-    let score = 0;
-    if (isJsonObject(value) && isSchemaNode(node.properties)) {
-      const properties = node.properties;
-      for (const [key, item] of Object.entries(value)) {
-        if (Object.hasOwn(properties, key) && (item === null || typeFits(properties[key], item, root, depth + 1))) score += item === null ? 1 : 2;
-      }
-    }
+    const score = isJsonObject(value) ? branchScore(node, value, root, depth + 1) : 0;
     if (score > bestScore) [best, bestScore] = [node, score];
   }
   return best;
