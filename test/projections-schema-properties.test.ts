@@ -230,6 +230,21 @@ describe('OpenAI strict mode', () => {
     fc.assert(property, { numRuns: RUNS, examples: [[UNION_BRANCH_NULL], [TIED_BRANCHES], [ARRAY_BRANCH], [NESTED_UNION]] });
   });
   it('a strict model\'s null for a left-out property of an object in an anyOf branch is read back as "not given"', () => checkRoundTrip(UNION_BRANCH_NULL));
+  it('a null a union branch\'s own required property takes is kept, however another branch scores', () =>
+    // Once dropped: the first branch tied with the one the value fits, and the null looked like another branch's.
+    checkRoundTrip(
+      strictCase(
+        {
+          type: 'object',
+          properties: { tags: { anyOf: [{ $ref: '#/$defs/Point' }, { type: 'object', properties: { tags: { type: ['number', 'null'] } }, required: ['tags'] }] } },
+          required: ['tags'],
+          $defs: { Point: { type: 'object', properties: { name: { enum: [2, '', true] } }, required: ['name'], additionalProperties: false } },
+        },
+        { tags: { tags: null } },
+        { tags: { tags: null } },
+        { tags: { tags: null } },
+      ),
+    ));
   it('a strict model\'s nulls for an object in a nested union are read back against the nested branch the object fits', () =>
     // Once read back against the outer branch declaring one of the keys (whose required `name` the null could not be).
     checkRoundTrip(

@@ -87,9 +87,9 @@ function typeFits(schema: unknown, value: unknown, root: SchemaNode, depth: numb
 }
 
 /**
- * How well an object value fits a branch: 2 for each declared property its value fits,
- * 1 for a `null` on an optional one (what strict mode sends), minus 2 for a `null` on a
- * required one that refuses it. A nested union scores as its best branch.
+ * How well an object value fits a branch: 2 for each declared property its value fits
+ * (a `null` its schema takes included), 1 for a `null` on an optional one that refuses it
+ * (what strict mode sends), minus 2 for a `null` on a required one that refuses it. A nested union scores as its best branch.
  */
 function branchScore(node: SchemaNode, value: Record<string, unknown>, root: SchemaNode, depth: number): number {
   if (depth > MAX_DEPTH) return 0;
@@ -106,8 +106,9 @@ function branchScore(node: SchemaNode, value: Record<string, unknown>, root: Sch
   for (const [key, item] of Object.entries(value)) {
     if (!Object.hasOwn(properties, key)) continue;
     if (item !== null) score += typeFits(properties[key], item, root, depth + 1) ? 2 : 0;
+    else if (mayAcceptNull(properties[key], root, depth + 1)) score += 2;
     else if (!required.includes(key)) score += 1;
-    else if (!mayAcceptNull(properties[key], root, depth + 1)) score -= 2;
+    else score -= 2;
   }
   return score;
 }
