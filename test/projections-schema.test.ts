@@ -77,6 +77,7 @@ describe('OpenAI strict mode', () => {
     ['allOf with two members', { type: 'object', properties: { both: { allOf: [{ type: 'string' }, { minLength: 1 }] } } }, '/properties/both/allOf'],
     ['a remote $ref', { type: 'object', properties: { remote: { $ref: 'https://example.com/schema.json' } } }, '/properties/remote/$ref'],
     ['a tuple', { type: 'object', properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } } }, '/properties/pair/items'],
+    ['a $ref into a nested definition', { type: 'object', properties: { a: { $ref: '#/$defs/A/$defs/B' } }, $defs: { A: { type: 'string', $defs: { B: { type: 'string' } } } } }, '/properties/a/$ref'],
   ])('sends %s non-strict, unchanged, with a not_strict change naming where', (_label, parameters, path) => {
     const { tools, changes } = openaiChat.tools([tool(parameters)], { strict: true });
     expect(tools[0]!.function.strict).toBe(false);

@@ -151,7 +151,8 @@ class StrictLowering {
   private reference(node: SchemaNode, path: string, depth: number): SchemaNode {
     const { $ref: ref, ...siblings } = node as SchemaNode & { $ref: string };
     const target = resolveLocalRef(this.root, ref);
-    if (!(ref === '#' || ref.startsWith('#/$defs/') || ref.startsWith('#/definitions/')) || target === undefined) {
+    // Only the root and the root's own definitions survive lowering as they were (nested `$defs` are dropped).
+    if (!(ref === '#' || /^#\/(?:\$defs|definitions)\/[^/]+$/.test(ref)) || target === undefined) {
       throw new NotStrictError(pointer(path, '$ref'), `the reference ${JSON.stringify(ref)} is not a definition of this schema`);
     }
     if (Object.keys(siblings).length === 0) return { $ref: ref };
