@@ -6,6 +6,7 @@
  * caller's abort rejects), so a provider is given a host of its own.
  */
 import { ToolHost } from '../core/host.js';
+import { INLINE_IMAGE_TYPES } from '../core/presentation.js';
 import type { ToolProvider } from '../core/provider.js';
 import type { ToolSession } from '../core/session.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
@@ -37,6 +38,5 @@ export function outputPieces(output: ToolOutput, accepts: (mimeType: string) => 
   return viewPieces(presentationOf(output), accepts);
 }
 
-/** The images every framework's model messages can carry. */
-export const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
-export const isImage = (mimeType: string): boolean => IMAGE_TYPES.has(mimeType);
+/** The images every framework's model messages can carry: those the neutral view carries. */
+export const isImage = (mimeType: string): boolean => INLINE_IMAGE_TYPES.has(mimeType);

@@ -48,6 +48,9 @@ export function isToolPresentation(value: unknown): value is ToolPresentation {
   return candidate.type === 'ToolPresentation' && Array.isArray(candidate.parts);
 }
 
+/** The images the view carries inline, which every model API that takes images accepts. */
+export const INLINE_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+
 /** Appended to a text that was cut to its budget; projections keep it where it is. */
 export const TRUNCATION_MARKER = '\n[tool output truncated; full result retained by host]';
 

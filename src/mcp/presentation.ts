@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { cutUtf8, utf8Bytes } from '../core/budget.js';
-import { TRUNCATION_MARKER, type ToolPresentation, type ToolPresentationPart, toolPresentation } from '../core/presentation.js';
+import { INLINE_IMAGE_TYPES, TRUNCATION_MARKER, type ToolPresentation, type ToolPresentationPart, toolPresentation } from '../core/presentation.js';
 
 export { TRUNCATION_MARKER };
 
@@ -24,7 +24,6 @@ export const UNSUPPORTED_CONTENT_NOTICE = '[unsupported MCP content retained in 
 /** Bytes kept free for the truncation marker. */
 const MARKER_RESERVE = 64;
 const MAX_MIME_BYTES = 128;
-const INLINE_IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 /** Embedded resources whose bytes a model API can take as a document part. */
 const INLINE_DOCUMENT_TYPES = new Set(['application/pdf']);
 

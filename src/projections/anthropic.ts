@@ -5,6 +5,7 @@
  * image-only result is only its images and an empty one has no `content` (an empty
  * failure says so in one text block: the API refuses `is_error` without content).
  */
+import { INLINE_IMAGE_TYPES } from '../core/presentation.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool.js';
 import { EMPTY_FAILURE_TEXT, presentationOf, viewPieces } from './result-view.js';
 import { objectRoot } from './root-object.js';
@@ -38,10 +39,9 @@ export interface AnthropicToolResult {
 /** A Messages API answer (`Message`), or its `content` blocks. */
 export type AnthropicModelResponse = { content: readonly unknown[] } | readonly unknown[];
 
-const IMAGES = new Set<string>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 function resultItem(call: ToolCallRef, output: ToolOutput, options: ToolResultOptions = {}): AnthropicToolResult {
-  const pieces = viewPieces(presentationOf(output, options), (mimeType) => IMAGES.has(mimeType) || mimeType === 'application/pdf');
+  const pieces = viewPieces(presentationOf(output, options), (mimeType) => INLINE_IMAGE_TYPES.has(mimeType) || mimeType === 'application/pdf');
   const content: AnthropicToolResultContent[] = [];
   for (const piece of pieces) {
     if (piece.type === 'text') {

@@ -3,6 +3,7 @@
  * as `input_image` data URLs, PDFs as `input_file`), and a turn's `function_call` items
  * run through the host.
  */
+import { INLINE_IMAGE_TYPES } from '../core/presentation.js';
 import type { ToolDefinition, ToolOutput } from '../core/tool.js';
 import { type OpenAIToolsOptions, openaiFunction } from './openai-schema.js';
 import { dataUrl, documentName, presentationOf, viewPieces } from './result-view.js';
@@ -35,19 +36,17 @@ export interface OpenAIResponsesToolResult {
 /** A Responses API answer (`Response`), or its `output` list. */
 export type OpenAIResponsesModelResponse = { output: readonly unknown[] } | readonly unknown[];
 
-/** Images the Responses API takes as `input_image`. */
-const IMAGES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 const FILES = new Set(['application/pdf']);
 
 function resultItem(call: ToolCallRef, output: ToolOutput, options: ToolResultOptions = {}): OpenAIResponsesToolResult {
-  const pieces = viewPieces(presentationOf(output, options), (mimeType) => IMAGES.has(mimeType) || FILES.has(mimeType));
+  const pieces = viewPieces(presentationOf(output, options), (mimeType) => INLINE_IMAGE_TYPES.has(mimeType) || FILES.has(mimeType));
   if (pieces.every((piece) => piece.type === 'text')) {
     return { type: 'function_call_output', call_id: call.id, output: pieces.map((piece) => piece.text).join('\n') };
   }
   let files = 0;
   const parts = pieces.map((piece): OpenAIResponsesOutputPart => {
     if (piece.type === 'text') return { type: 'input_text', text: piece.text };
-    if (IMAGES.has(piece.mimeType)) return { type: 'input_image', image_url: dataUrl(piece), detail: 'auto' };
+    if (INLINE_IMAGE_TYPES.has(piece.mimeType)) return { type: 'input_image', image_url: dataUrl(piece), detail: 'auto' };
     return { type: 'input_file', file_data: dataUrl(piece), filename: documentName(piece, files++) };
   });
   return { type: 'function_call_output', call_id: call.id, output: parts };
