@@ -286,7 +286,11 @@ describe('tasks', () => {
       expect(result.modelOutput).toMatchObject({ type: 'ToolPresentation', parts: [{ type: 'text', text: 'done after 300 ms' }] });
       const controller = new AbortController();
       const call = host.call('mcp_t_forever', {}, { signal: controller.signal });
+      // Aborted once the host polls the task: the server logs the task before it answers,
+      // so its log alone does not mean the host has the handle yet.
       await vi.waitFor(() => expect(events(log, 'task-created')).toHaveLength(2));
+      const forever = events(log, 'task-created')[1]!.taskId;
+      await vi.waitFor(() => expect(events(log, 'tasks-get').some((entry) => entry.taskId === forever)).toBe(true));
       controller.abort(new Error('the user moved on'));
       await expect(call).rejects.toThrow('the user moved on');
       await vi.waitFor(() => expect(events(log, 'tasks-cancel')).toHaveLength(1));

@@ -84,6 +84,26 @@ function wantsTask(registration: ServerRegistration, session: McpSession, tool: 
   return (support === 'optional' || support === 'required') && accepts !== undefined;
 }
 
+/** Tool definitions already checked for `x-mcp-header` declarations (SEP-2243). */
+const declaresHeaders = new WeakMap<Tool, boolean>();
+
+/**
+ * Whether a call may take the client's direct path (`HostClient.directCallTool`): the
+ * tool is known and asks for nothing only `callTool` does, namely validating structured
+ * output against an `outputSchema` or, on 2026-07-28, mirroring arguments into
+ * `Mcp-Param-*` headers. Interactive rounds and tasks are ruled out by the caller.
+ */
+function canCallDirectly(tool: Tool | undefined, era: 'modern' | 'legacy'): boolean {
+  if (tool === undefined || tool.outputSchema !== undefined) return false;
+  if (era === 'legacy') return true;
+  let declares = declaresHeaders.get(tool);
+  if (declares === undefined) {
+    declares = JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"');
+    declaresHeaders.set(tool, declares);
+  }
+  return !declares;
+}
+
 /**
  * Waits for a task the server created instead of answering. Without the tasks opt-in
  * the task is cancelled and the call fails (the server should not have made one).
@@ -163,10 +183,16 @@ export async function invokeTool(
       // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
       const interactive = registration.elicitation !== undefined && session.era === 'legacy';
       const asTask = wantsTask(registration, session, target.tool);
+      const direct = !asTask && registration.elicitation === undefined && canCallDirectly(target.tool, session.era);
       // Worked out at each send: a resend after a scope step-up has only what is left.
       const send = () => {
         const remaining = Math.floor(deadlineAt - performance.now());
         if (remaining <= 0) return Promise.reject(new DeadlineExceeded());
+        if (direct) {
+          const call = { name: remoteName, arguments: args };
+          const timing = { timeout: Math.min(timeouts.requestMs, remaining), maxTotalTimeout: remaining };
+          return session.track(session.client.directCallTool(call, callerSignal === undefined ? timing : { ...timing, signal: callerSignal }));
+        }
         return session.track(
           session.client.callTool(
             {

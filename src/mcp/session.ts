@@ -8,7 +8,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { EventRouter } from './events/router.js';
-import { Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
+import { type Client, OAuthError, type ClientCapabilities, type ServerCapabilities, type Transport } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from './config.js';
 import { asError, errorMessage, McpAuthorizationRequired, McpFleetError } from './errors.js';
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
@@ -23,6 +23,7 @@ import { redactError, redactSecrets } from './redaction.js';
 import { retryTransient } from './retry.js';
 import { ListenPump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
+import { HostClient } from './host-client.js';
 import { installTap } from './tap.js';
 
 /** Identity of this host, sent to servers. */
@@ -92,7 +93,7 @@ export class McpSession {
   private readonly resourcePumps = new Map<string, { pump: ListenPump; opened: Promise<void> }>();
 
   constructor(
-    readonly client: Client,
+    readonly client: HostClient,
     readonly transport: Transport,
     readonly serverId: string,
     /** Where this session's MCP Events notifications go, for its push streams. */
@@ -327,7 +328,7 @@ type Negotiation = 'auto' | 'legacy' | 'pin';
 async function attempt(options: OpenSessionOptions, negotiation: Negotiation, prior: EraVerdict | undefined): Promise<McpSession> {
   const { config, logger } = options;
   const mode = negotiation === 'pin' ? ({ pin: '2026-07-28' } as const) : negotiation;
-  const client = new Client(CLIENT_INFO, {
+  const client = new HostClient(CLIENT_INFO, {
     capabilities: options.capabilities ?? clientCapabilities(config, options.elicitation),
     versionNegotiation: { mode, probe: { timeoutMs: config.timeouts.probeMs } },
     // Pagination is walked by the catalog itself, page by page, under its own budgets.

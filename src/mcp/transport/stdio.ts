@@ -14,6 +14,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { parseJSONRPCMessage } from '@modelcontextprotocol/client';
 import type { McpLogger } from '../logger.js';
 import { LineFramer, LineTooLongError } from './lines.js';
+import { plainResultResponse } from './plain-message.js';
 import { signalGroup, trackGroup, untrackGroup } from './reaper.js';
 
 export interface StdioTransportOptions {
@@ -277,7 +278,7 @@ export class StdioTransport implements Transport {
     }
     let message: JSONRPCMessage;
     try {
-      message = parseJSONRPCMessage(value);
+      message = plainResultResponse(value) ?? parseJSONRPCMessage(value);
     } catch (error) {
       this.onerror?.(new Error(`MCP server "${this.options.serverId}" sent a message that is not JSON-RPC`, { cause: error }));
       return;

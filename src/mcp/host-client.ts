@@ -1,0 +1,208 @@
+/**
+ * The SDK `Client`, with a direct path for the one request a host sends all the time:
+ * `tools/call`. Profiling (issue 16) put most of a call's client CPU in the SDK's request
+ * funnel: a closure set per request, an abort listener, the era codec's decode, and one
+ * (2025-11-25) or two (2026-07-28) zod parses of the result. The direct path keeps the
+ * SDK's wire format and its verdicts and drops the rest:
+ *
+ * - the request is the SDK's own: the era's `_meta` envelope from the SDK's
+ *   `_outboundMetaEnvelope()`, a progress token, the transport's per-request stream on
+ *   2026-07-28 HTTP, `notifications/cancelled` (or the stream's abort) on a timeout;
+ * - the answer arrives through the SDK's own dispatch (`_onresponse`, the subclass seam
+ *   the SDK documents for exactly this: consume what you own, pass on the rest), after
+ *   the session's tap has rewritten it as for any call;
+ * - a result is accepted exactly when the SDK would accept it: a plain text result (see
+ *   `plainCallResult`) is what the SDK's schemas pass unchanged, and anything else goes
+ *   through the SDK's era codec (`decodeResult`, then `validateResult`).
+ *
+ * What needs more of the SDK goes through `callTool` (see `canCallDirectly` in
+ * invoke.ts): interactive rounds, tasks, output schemas, SEP-2243 parameter headers.
+ */
+import { Client, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCResponse, ProtocolError, SdkError, SdkErrorCode, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { plainCallResult } from './plain-result.js';
+
+export interface DirectCallOptions {
+  /** Per-request timeout, reset by the server's progress. */
+  timeout: number;
+  /** The most the call may take in all, progress or not. */
+  maxTotalTimeout: number;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  resolve(result: CallToolResult): void;
+  reject(error: unknown): void;
+  params: { name: string; arguments: Record<string, unknown> };
+  options: DirectCallOptions;
+  timer: NodeJS.Timeout;
+  startedAt: number;
+  /** Ends the 2026-07-28 HTTP request's own stream, which is how that era cancels. */
+  requestAbort: AbortController | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+type Response = JSONRPCResponse | JSONRPCErrorResponse;
+
+export class HostClient extends Client {
+  /**
+   * Direct requests use negative ids, which the SDK's counter (0, 1, 2, ...) never
+   * reaches, so both can share one connection and neither mistakes the other's answers.
+   */
+  private directId = 0;
+  private readonly direct = new Map<number, Pending>();
+
+  /** Sends `tools/call` and waits for its result, rejecting as `callTool` would. */
+  directCallTool(params: { name: string; arguments: Record<string, unknown> }, options: DirectCallOptions): Promise<CallToolResult> {
+    const transport = this.transport;
+    if (transport === undefined) return Promise.reject(new SdkError(SdkErrorCode.NotConnected, 'Not connected'));
+    if (options.signal?.aborted) return Promise.reject(asSdkError(options.signal.reason));
+    const id = --this.directId;
+    const envelope = this._outboundMetaEnvelope();
+    const message = {
+      jsonrpc: '2.0' as const,
+      id,
+      method: 'tools/call',
+      params: { ...params, _meta: { ...envelope, progressToken: id } },
+    };
+    const modern = this.getProtocolEra() === 'modern';
+    const requestAbort = modern && transport.hasPerRequestStream === true ? new AbortController() : undefined;
+    return new Promise<CallToolResult>((resolve, reject) => {
+      const pending: Pending = {
+        resolve,
+        reject,
+        params,
+        options,
+        timer: setTimeout(() => this.cancelDirect(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout })), options.timeout),
+        startedAt: performance.now(),
+        requestAbort,
+        onAbort: undefined,
+      };
+      if (options.signal !== undefined) {
+        pending.onAbort = () => this.cancelDirect(id, asSdkError(options.signal!.reason));
+        options.signal.addEventListener('abort', pending.onAbort, { once: true });
+      }
+      this.direct.set(id, pending);
+      transport.send(message, requestAbort === undefined ? undefined : { requestSignal: requestAbort.signal }).catch((error: unknown) => {
+        // The transport's own failure, passed on as the SDK passes it.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        if (this.settle(id) !== undefined) reject(error);
+      });
+    });
+  }
+
+  /** Takes a pending direct call out, stopping its timer and abort listener. */
+  private settle(id: number): Pending | undefined {
+    const pending = this.direct.get(id);
+    if (pending === undefined) return undefined;
+    this.direct.delete(id);
+    clearTimeout(pending.timer);
+    if (pending.onAbort !== undefined) pending.options.signal?.removeEventListener('abort', pending.onAbort);
+    return pending;
+  }
+
+  /** Gives up on a direct call and tells the server, as the SDK does on a timeout or an abort. */
+  private cancelDirect(id: number, reason: SdkError): void {
+    const pending = this.settle(id);
+    if (pending === undefined) return;
+    if (pending.requestAbort !== undefined) {
+      pending.requestAbort.abort();
+    } else {
+      this.notification({ method: 'notifications/cancelled', params: { requestId: id, reason: reason.message } }).catch((error: unknown) =>
+        this.onerror?.(new Error(`Failed to send cancellation: ${String(error)}`)),
+      );
+    }
+    pending.reject(reason);
+  }
+
+  protected override _onresponse(response: Response): void {
+    const id = response.id;
+    const pending = typeof id === 'number' && id < 0 ? this.settle(id) : undefined;
+    if (pending === undefined) {
+      super._onresponse(response);
+      return;
+    }
+    if ('error' in response) {
+      pending.reject(ProtocolError.fromError(response.error.code, response.error.message, response.error.data));
+      return;
+    }
+    this.acceptResult(pending, response.result);
+  }
+
+  /** The SDK's verdict on a result, without its schemas when the result is plain text. */
+  private acceptResult(pending: Pending, raw: unknown): void {
+    const plain = plainCallResult(raw, this.getProtocolEra() === 'modern');
+    if (plain !== undefined) {
+      pending.resolve(plain);
+      return;
+    }
+    const codec = this._wireCodec();
+    const decoded = codec.decodeResult('tools/call', raw);
+    if (decoded.kind === 'invalid') {
+      pending.reject(decoded.error);
+      return;
+    }
+    if (decoded.kind !== 'complete') {
+      // A round that needs no input the host would have to give (the tap turned every
+      // unanswerable one into an error): the SDK's multi-round engine takes it from here,
+      // through the seam it documents for subclasses, retrying on the SDK's own funnel.
+      this._resolveNonCompleteResult(decoded, {
+        codec,
+        request: { method: 'tools/call', params: pending.params },
+        resultSchema: this.resultSchema(),
+        options: pending.options,
+        flowStartedAt: Date.now() - (performance.now() - pending.startedAt),
+        retry: (params, legOptions) => this.request({ method: 'tools/call', params: params ?? {} }, legOptions),
+      }).then((result) => pending.resolve(result as CallToolResult), (error: unknown) => pending.reject(error));
+      return;
+    }
+    const outcome = codec.validateResult('tools/call', decoded.result);
+    if (outcome.ok) pending.resolve(outcome.value);
+    else pending.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${outcome.reason === 'invalid' ? outcome.message : 'not-in-era'}`));
+  }
+
+  /** The era codec's verdict on a `tools/call` result, as a standard schema (what the SDK validates a retried round with). */
+  private resultSchema(): StandardSchemaV1 {
+    const codec = this._wireCodec();
+    return {
+      '~standard': {
+        version: 1,
+        vendor: 'mcp-fleet',
+        validate(value: unknown) {
+          const outcome = codec.validateResult('tools/call', value);
+          return outcome.ok ? { value: outcome.value } : { issues: [{ message: outcome.reason === 'invalid' ? outcome.message : 'not-in-era: tools/call' }] };
+        },
+      },
+    };
+  }
+
+  protected override _onnotification(notification: JSONRPCNotification, extra?: Parameters<Client['_onnotification']>[1]): void {
+    const token = notification.method === 'notifications/progress' ? (notification.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
+    const pending = typeof token === 'number' && token < 0 ? this.direct.get(token) : undefined;
+    if (pending === undefined || typeof token !== 'number') {
+      super._onnotification(notification, extra);
+      return;
+    }
+    // Progress resets the per-request timeout, never the call's total.
+    clearTimeout(pending.timer);
+    const left = pending.options.maxTotalTimeout - (performance.now() - pending.startedAt);
+    if (left <= 0) {
+      this.cancelDirect(token, new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: pending.options.maxTotalTimeout }));
+      return;
+    }
+    pending.timer = setTimeout(
+      () => this.cancelDirect(token, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: pending.options.timeout })),
+      pending.options.timeout,
+    );
+  }
+
+  protected override _onclose(): void {
+    const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    for (const id of [...this.direct.keys()]) this.settle(id)?.reject(closed);
+    super._onclose();
+  }
+}
+
+/** An abort reason as the SDK surfaces it. */
+function asSdkError(reason: unknown): SdkError {
+  return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+}

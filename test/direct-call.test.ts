@@ -1,0 +1,89 @@
+/**
+ * The direct `tools/call` path (`HostClient.directCallTool`, issue 16) against a real v2
+ * server on both eras and both transports: which calls take it (the server logs each
+ * request id; direct ones are negative), and that what they return is exactly what the
+ * raw SDK `Client.callTool` returns for the same call on the same server.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { McpToolProvider, type McpServerConfig } from '../src/index.js';
+import { fixture, type HttpFixture, observationLog, observed, startHttpFixture, stdioFixture } from './helpers.js';
+
+const ERAS = [
+  { era: 'modern', lifecycle: 'discover', mode: { pin: '2026-07-28' } },
+  { era: 'legacy', lifecycle: 'initialize', mode: 'legacy' },
+] as const;
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+let http: HttpFixture;
+beforeAll(async () => {
+  http = await startHttpFixture('v2-server.mjs');
+});
+afterAll(async () => {
+  await http.close();
+});
+
+async function provider(server: McpServerConfig): Promise<McpToolProvider> {
+  const instance = new McpToolProvider({ servers: [server] });
+  closers.push(() => instance.close());
+  await instance.init();
+  return instance;
+}
+
+async function rawClient(era: (typeof ERAS)[number], transport: Transport): Promise<Client> {
+  const client = new Client({ name: 'raw', version: '0' }, { versionNegotiation: { mode: era.mode } });
+  closers.push(() => client.close());
+  await client.connect(transport);
+  await client.listTools();
+  return client;
+}
+
+const CALLS: [string, Record<string, unknown>][] = [
+  ['echo', { text: 'hello' }],
+  ['fail', {}],
+  ['pixel', {}],
+  ['add', { a: 2, b: 3 }],
+];
+
+describe('the direct call path', () => {
+  for (const era of ERAS) {
+    it(`takes plain tools directly and leaves a tool with an outputSchema to the SDK over stdio (${era.era})`, async () => {
+      const log = observationLog();
+      const server = stdioFixture('v', 'v2-server.mjs', { env: { FIXTURE_LOG: log }, config: { lifecycle: era.lifecycle } });
+      const fleet = await provider(server);
+      for (const [tool, args] of CALLS) await fleet.callServerTool('v', tool, args);
+      // The stdio fixture logs ids, not tool names: calls went out in CALLS order.
+      const ids = observed(log)
+        .filter((entry) => entry.event === 'message' && entry.method === 'tools/call')
+        .map((entry) => entry.id as number);
+      expect(ids).toHaveLength(CALLS.length);
+      expect(ids.slice(0, 3).every((id) => id < 0)).toBe(true);
+      expect(ids[3]).toBeGreaterThanOrEqual(0);
+    });
+
+    for (const transport of ['stdio', 'http'] as const) {
+      it(`returns what the raw SDK returns for the same calls over ${transport} (${era.era})`, async () => {
+        const server: McpServerConfig =
+          transport === 'stdio'
+            ? stdioFixture('v', 'v2-server.mjs', { config: { lifecycle: era.lifecycle } })
+            : { id: 'v', transport: { type: 'http', url: http.url }, lifecycle: era.lifecycle };
+        const fleet = await provider(server);
+        const raw = await rawClient(
+          era,
+          transport === 'stdio'
+            ? new StdioClientTransport({ command: process.execPath, args: [fixture('v2-server.mjs')], stderr: 'ignore' })
+            : new StreamableHTTPClientTransport(new URL(http.url)),
+        );
+        expect(fleet.serverStatuses()[0]?.protocolVersion).toBe(raw.getNegotiatedProtocolVersion());
+        for (const [tool, args] of CALLS) {
+          expect(await fleet.callServerTool('v', tool, args), tool).toEqual(await raw.callTool({ name: tool, arguments: args }));
+        }
+      });
+    }
+  }
+});
