@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { McpToolProvider, ToolHost, type McpServerConfig } from '../src/index.js';
+import { McpToolProvider, ToolHost, type McpServerConfig } from '../dist/index.js';
 import { type AiSdkTarget, aiSdkSide } from './ai-sdk-side.js';
 
 export type TransportKind = 'stdio' | 'http';

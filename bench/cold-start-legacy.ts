@@ -11,7 +11,7 @@
  * session costs in round trips, which is where a negotiation gap should show.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpToolProvider, ToolHost } from '../src/index.js';
+import { McpToolProvider, ToolHost } from '../dist/index.js';
 import { aiSdkClient } from './ai-sdk-side.js';
 import { ORDERS, startHttpFixture } from './call-latency.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats, repoPath, sleep } from './util.js';

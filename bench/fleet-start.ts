@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { type McpFleetServerConfig, McpServerManager } from '../src/index.js';
+import { type McpFleetServerConfig, McpServerManager } from '../dist/index.js';
 import { syntheticTools } from './catalog.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats, repoPath } from './util.js';
 

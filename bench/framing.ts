@@ -19,9 +19,9 @@
  */
 import { Client, parseJSONRPCMessage, ReadBuffer, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { silentLogger } from '../src/index.js';
-import { LineFramer } from '../src/mcp/transport/lines.js';
-import { StdioTransport } from '../src/mcp/transport/stdio.js';
+import { silentLogger } from '../dist/index.js';
+import { LineFramer } from '../dist/mcp/transport/lines.js';
+import { StdioTransport } from '../dist/mcp/transport/stdio.js';
 import { ERA_VERSION } from './call-latency.js';
 import { elapsedMs, fixed, formatTable, KiB, MiB, type MsStats, msStats, plainEnv, repoPath } from './util.js';
 

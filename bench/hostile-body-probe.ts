@@ -14,7 +14,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { McpToolProvider } from '../src/index.js';
+import { McpToolProvider } from '../dist/index.js';
 import { ERA_VERSION } from './call-latency.js';
 
 type SideName = 'fleet' | 'raw';

@@ -2,8 +2,9 @@
  * Idle-heap scenario: V8 heap kept per connected, idle stdio server, for mcp-fleet, the raw
  * SDK (`auto`) and `@ai-sdk/mcp`, each kind in a FRESH process (bench/idle-heap-probe.ts)
  * so no kind's heap, caches or lazily built state count for another. The figure is the
- * marginal heap per server after a gc, past a first server that pays the one-off costs;
- * beside it the average over all servers with that first one included (what a figure
+ * marginal heap per server after a gc, past warm-up servers that pay the one-off costs
+ * (lazy state and JIT code; see idle-heap-probe.ts); beside it the average over all
+ * servers with the warm-up ones included (what a figure
  * taken from an empty process shows, dominated by one-off costs at small N).
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +17,8 @@ export interface IdleHeapOptions {
   servers: number;
   /** Probes per kind, kinds in turn. */
   runs: number;
+  /** Servers each probe connects before its baseline. */
+  warm: number;
 }
 
 export interface IdleHeapResult {
@@ -27,7 +30,7 @@ export interface IdleHeapResult {
   ratio: number;
   ratioToAiSdk: number;
   aiSdkRatio: number;
-  /** Median average heapUsed per server with the first included, bytes, and its ratios. */
+  /** Median average heapUsed per server with the warm-up ones included, bytes, and its ratios. */
   medianAverage: Record<HeapKind, number>;
   averageRatio: number;
   averageRatioToAiSdk: number;
@@ -38,11 +41,11 @@ const PROBE = repoPath('bench/idle-heap-probe.ts');
 const PROBE_TIMEOUT_MS = 120_000;
 const KINDS: HeapKind[] = ['fleet', 'raw', 'aiSdk'];
 
-async function probe(kind: HeapKind, servers: number): Promise<IdleHeapReport> {
+async function probe(kind: HeapKind, servers: number, warm: number): Promise<IdleHeapReport> {
   // Without NODE_OPTIONS (tsx may have put its loader there): the probe loads tsx itself.
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', PROBE, kind, String(servers)], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', PROBE, kind, String(servers), String(warm)], {
     cwd: repoPath(''),
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,7 +66,7 @@ export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapRes
     // Rotate who goes first: the machine's state (page cache, load) drifts between probes.
     for (let i = 0; i < KINDS.length; i++) {
       const kind = KINDS[(run + i) % KINDS.length]!;
-      reports[kind].push(await probe(kind, options.servers));
+      reports[kind].push(await probe(kind, options.servers, options.warm));
     }
   }
   const medians = (pick: (report: IdleHeapReport) => number): Record<HeapKind, number> => ({
@@ -117,7 +120,7 @@ export function idleHeapTable(result: IdleHeapResult): string {
     }),
   );
   return formatTable(
-    ['kind', 'run', 'era', 'heap KiB/server', '/ raw', '/ AI SDK', 'avg incl. first KiB', '/ raw', '/ AI SDK', 'first server KiB', 'external KiB/server'],
+    ['kind', 'run', 'era', 'heap KiB/server', '/ raw', '/ AI SDK', 'avg incl. warm-up KiB', '/ raw', '/ AI SDK', 'first server KiB', 'external KiB/server'],
     rows,
     3,
   );

@@ -20,13 +20,13 @@
  * milliseconds do.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { InMemoryMcpCredentialStore, silentLogger } from '../src/index.js';
-import { publishableTools } from '../src/mcp/catalog.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
-import { TOOL_PREFIX } from '../src/mcp/naming.js';
-import { ServerRegistration } from '../src/mcp/registration.js';
-import { RouteTable } from '../src/mcp/routes.js';
-import type { McpSession, ServerMeta } from '../src/mcp/session.js';
+import { InMemoryMcpCredentialStore, silentLogger } from '../dist/index.js';
+import { publishableTools } from '../dist/mcp/catalog.js';
+import { resolveServerConfig } from '../dist/mcp/config.js';
+import { TOOL_PREFIX } from '../dist/mcp/naming.js';
+import { ServerRegistration } from '../dist/mcp/registration.js';
+import { RouteTable } from '../dist/mcp/routes.js';
+import type { McpSession, ServerMeta } from '../dist/mcp/session.js';
 import { syntheticTools } from './catalog.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats } from './util.js';
 

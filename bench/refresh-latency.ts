@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { McpToolProvider } from '../src/index.js';
+import { McpToolProvider } from '../dist/index.js';
 import { ERA_VERSION, type LatencyStats, summarise } from './call-latency.js';
 import { syntheticTools } from './catalog.js';
 import { elapsedMs, fixed, formatTable, median, plainEnv, repoPath } from './util.js';

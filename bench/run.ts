@@ -21,7 +21,7 @@
  *                        --cold-sessions 10
  *   idle-heap            V8 heap per connected idle stdio server, one fresh process per client
  *                        kind; issue 16: mcp-fleet <= 1.00x the raw SDK.
- *                        --heap-servers 10 --heap-runs 1
+ *                        --heap-servers 10 --heap-runs 1 --heap-warm 10
  *   refresh-latency      call latency while a 2,048-tool catalog is refreshed in a loop;
  *                        target: within 2x of the quiet median.
  *                        --refresh-calls 600 --refresh-block 200 --refresh-raw-calls 18
@@ -90,7 +90,7 @@ interface Options {
   cli: { reps: number };
   parallel: { inFlight: number; reps: number; warmup: number };
   cold: { sessions: number };
-  heap: { servers: number; runs: number };
+  heap: { servers: number; runs: number; warm: number };
 }
 
 function parseOptions(): Options {
@@ -122,6 +122,7 @@ function parseOptions(): Options {
       'cold-sessions': { type: 'string', default: '10' },
       'heap-servers': { type: 'string', default: '10' },
       'heap-runs': { type: 'string', default: '1' },
+      'heap-warm': { type: 'string', default: '10' },
     },
     strict: true,
   });
@@ -173,7 +174,7 @@ function parseOptions(): Options {
       warmup: positiveInt('parallel-warmup', values['parallel-warmup']),
     },
     cold: { sessions: positiveInt('cold-sessions', values['cold-sessions']) },
-    heap: { servers: positiveInt('heap-servers', values['heap-servers']), runs: positiveInt('heap-runs', values['heap-runs']) },
+    heap: { servers: positiveInt('heap-servers', values['heap-servers']), runs: positiveInt('heap-runs', values['heap-runs']), warm: positiveInt('heap-warm', values['heap-warm']) },
   };
 }
 
