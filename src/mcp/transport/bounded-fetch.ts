@@ -95,60 +95,109 @@ const LF = 10;
  * Counts the bytes of each SSE event (a blank line ends one; CR, LF and CRLF split
  * across chunks are handled). On an oversized event the stream ends; when the stream
  * answers a request, a JSON-RPC error for that request is emitted first, so the caller
- * fails at once instead of waiting for its timeout.
+ * fails at once instead of waiting for its timeout. One pulling stream over the body's
+ * reader: a `TransformStream` would add two more web streams and a pipe to every
+ * response, which profiling (issue 16) put at about a tenth of a call's client CPU.
  */
 function boundSse(
   body: ReadableStream<Uint8Array>,
   limit: number,
-  id: string | number | undefined,
+  id: () => string | number | undefined,
   error: () => Error,
 ): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
   let eventBytes = 0;
   let lineBytes = 0;
   let previousCr = false;
-  let done = false;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        if (done) return;
-        // Where, in this chunk, the current event began (0: in an earlier chunk).
-        let eventStart = 0;
-        for (let i = 0; i < chunk.length; i++) {
-          const byte = chunk[i]!;
-          if (byte === LF && previousCr) {
-            previousCr = false;
-            continue;
-          }
-          previousCr = byte === CR;
-          if (byte === LF || byte === CR) {
-            if (lineBytes === 0) {
-              eventBytes = 0;
-              eventStart = i + 1;
-            }
-            lineBytes = 0;
-            continue;
-          }
-          lineBytes++;
-          eventBytes++;
-          if (eventBytes > limit) {
-            done = true;
-            // Complete events before this one are delivered; the blank line ends the truncated one.
-            if (eventStart > 0) controller.enqueue(chunk.subarray(0, eventStart));
-            const failure = error();
-            if (id !== undefined) {
-              const message = { jsonrpc: '2.0', id, error: { code: -32603, message: failure.message } };
-              controller.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`));
-              controller.terminate();
-            } else {
-              controller.error(failure);
-            }
-            return;
-          }
+  /** Passes a chunk on, or ends the stream at an oversized event. */
+  const scan = (chunk: Uint8Array, controller: ReadableStreamDefaultController<Uint8Array>): void => {
+    // Where, in this chunk, the current event began (0: in an earlier chunk).
+    let eventStart = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === LF && previousCr) {
+        previousCr = false;
+        continue;
+      }
+      previousCr = byte === CR;
+      if (byte === LF || byte === CR) {
+        if (lineBytes === 0) {
+          eventBytes = 0;
+          eventStart = i + 1;
         }
-        controller.enqueue(chunk);
+        lineBytes = 0;
+        continue;
+      }
+      lineBytes++;
+      eventBytes++;
+      if (eventBytes > limit) {
+        // Complete events before this one are delivered; the blank line ends the truncated one.
+        if (eventStart > 0) controller.enqueue(chunk.subarray(0, eventStart));
+        const failure = error();
+        const requestId = id();
+        void reader.cancel().catch(() => {});
+        if (requestId !== undefined) {
+          const message = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: failure.message } };
+          controller.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`));
+          controller.close();
+        } else {
+          controller.error(failure);
+        }
+        return;
+      }
+    }
+    controller.enqueue(chunk);
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else scan(value, controller);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * The response as received, its body replaced by the bounded one for every reader
+ * (`body`, `text`, `json`, `arrayBuffer`). Cheaper than a new `Response` around it, which
+ * copies the headers and wraps the body in yet another stream on every request.
+ */
+function withBody(response: Response, content: ReadableStream<Uint8Array> | Uint8Array): Response {
+  const bytes = content instanceof Uint8Array ? content : undefined;
+  let stream = bytes === undefined ? (content as ReadableStream<Uint8Array>) : undefined;
+  // Whatever reads first settles the body; a second reader fails as on any Response.
+  let used = false;
+  const take = async (): Promise<Uint8Array> => {
+    if (used) throw new TypeError('Body is unusable: Body has already been read');
+    used = true;
+    return bytes ?? new Uint8Array(await new Response(stream).arrayBuffer());
+  };
+  const text = async (): Promise<string> => new TextDecoder().decode(await take());
+  Object.defineProperties(response, {
+    body: {
+      get: () =>
+        (stream ??= new ReadableStream<Uint8Array>({
+          start(controller) {
+            used = true;
+            controller.enqueue(bytes!);
+            controller.close();
+          },
+        })),
+    },
+    bodyUsed: { get: () => used },
+    text: { value: text },
+    json: { value: async (): Promise<unknown> => JSON.parse(await text()) },
+    arrayBuffer: {
+      value: async (): Promise<ArrayBuffer> => {
+        const read = await take();
+        return read.buffer.slice(read.byteOffset, read.byteOffset + read.byteLength) as ArrayBuffer;
       },
-    }),
-  );
+    },
+  });
+  return response;
 }
 
 /** A fetch that refuses redirects and bounds response bodies for one server. */
@@ -164,11 +213,9 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
     const body = response.body;
     if (body === null) return response;
     const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-    const rebuild = (content: ReadableStream<Uint8Array> | Uint8Array): Response =>
-      new Response(content, { status: response.status, statusText: response.statusText, headers: response.headers });
     if (contentType.includes('text/event-stream')) {
       const error = () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
-      return rebuild(boundSse(body, messageBytes, requestId(init), error));
+      return withBody(response, boundSse(body, messageBytes, () => requestId(init), error));
     }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
     // fetch unpacks gzip, deflate and br itself; Content-Length then tells the packed size
@@ -183,7 +230,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
       // HTTP framing holds the body to its declared length: nothing to count.
       return response;
     }
-    return rebuild(await readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body')));
+    return withBody(response, await readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body')));
   };
 }
 
