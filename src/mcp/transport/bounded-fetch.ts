@@ -88,6 +88,9 @@ async function readBounded(body: ReadableStream<Uint8Array>, limit: number, erro
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
+/** Decodes bodies as `Response.text()` does (UTF-8, a leading BOM dropped); stateless between calls. */
+const UTF8 = new TextDecoder();
+
 const CR = 13;
 const LF = 10;
 
@@ -175,7 +178,7 @@ function withBody(response: Response, content: ReadableStream<Uint8Array> | Uint
     used = true;
     return bytes ?? new Uint8Array(await new Response(stream).arrayBuffer());
   };
-  const text = async (): Promise<string> => new TextDecoder().decode(await take());
+  const text = async (): Promise<string> => UTF8.decode(await take());
   Object.defineProperties(response, {
     body: {
       get: () =>
