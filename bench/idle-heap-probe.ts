@@ -4,11 +4,12 @@
  *
  *   node --expose-gc --import tsx bench/idle-heap-probe.ts fleet|raw|aiSdk <servers> [<warm>]
  *
- * Connects <warm> stdio servers first (default 10) and keeps them: that pays for every
+ * Connects <warm> stdio servers first (default 40) and keeps them: that pays for every
  * lazily built module singleton and schema, and for the code V8 compiles and optimises
- * as the connect path gets hot, none of which is a per-server cost. (With one warm-up
- * server, a heap snapshot diff showed about 40 of mcp-fleet's 84 KiB per server to be
- * JIT code and feedback vectors, which stop growing after about ten connections.) Then,
+ * as the connect path gets hot, none of which is a per-server cost. (Heap snapshot diffs:
+ * with one warm-up server, about 40 of mcp-fleet's 84 KiB per server were JIT code and
+ * feedback vectors; with 11, still 28 of 48 KiB (the raw SDK's: 14 of 22); with 41, 6 of
+ * 24 KiB (raw: 3 of 10).) Then,
  * after a full gc, the baseline; then <servers> more servers, connected and listed one
  * by one and kept; then a quiet moment, gc again, and the figure: heap used now minus
  * the baseline, over <servers>. Prints one JSON line.
@@ -105,7 +106,7 @@ async function settledMemory(): Promise<HeapMemory> {
 }
 
 async function main(): Promise<void> {
-  const [kind, count, warm] = [process.argv[2] as HeapKind, Number(process.argv[3]), Number(process.argv[4] ?? 10)];
+  const [kind, count, warm] = [process.argv[2] as HeapKind, Number(process.argv[3]), Number(process.argv[4] ?? 40)];
   if (!['fleet', 'raw', 'aiSdk'].includes(kind) || !Number.isInteger(count) || count < 1 || !Number.isInteger(warm) || warm < 1) {
     throw new Error('usage: idle-heap-probe.ts fleet|raw|aiSdk <servers> [<warm>]');
   }

@@ -24,6 +24,7 @@ export interface IdleHeapOptions {
 export interface IdleHeapResult {
   servers: number;
   runs: number;
+  warm: number;
   reports: Record<HeapKind, IdleHeapReport[]>;
   /** Median marginal heapUsed per server, bytes, and its ratios. */
   medianPerServer: Record<HeapKind, number>;
@@ -78,6 +79,7 @@ export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapRes
   const medianAverage = medians((report) => report.averageHeapUsed);
   return {
     servers: options.servers,
+    warm: options.warm,
     runs: options.runs,
     reports,
     medianPerServer,

@@ -49,7 +49,8 @@ export class HostClient extends Client {
    * reaches, so both can share one connection and neither mistakes the other's answers.
    */
   private directId = 0;
-  private readonly direct = new Map<number, Pending>();
+  /** Calls in flight on the direct path (made at the first call: an idle session keeps none). */
+  private direct: Map<number, Pending> | undefined;
 
   /** Sends `tools/call` and waits for its result, rejecting as `callTool` would. */
   directCallTool(params: { name: string; arguments: Record<string, unknown> }, options: DirectCallOptions): Promise<CallToolResult> {
@@ -81,7 +82,7 @@ export class HostClient extends Client {
         pending.onAbort = () => this.cancelDirect(id, asSdkError(options.signal!.reason));
         options.signal.addEventListener('abort', pending.onAbort, { once: true });
       }
-      this.direct.set(id, pending);
+      (this.direct ??= new Map()).set(id, pending);
       transport.send(message, requestAbort === undefined ? undefined : { requestSignal: requestAbort.signal }).catch((error: unknown) => {
         // The transport's own failure, passed on as the SDK passes it.
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
@@ -92,9 +93,9 @@ export class HostClient extends Client {
 
   /** Takes a pending direct call out, stopping its timer and abort listener. */
   private settle(id: number): Pending | undefined {
-    const pending = this.direct.get(id);
+    const pending = this.direct?.get(id);
     if (pending === undefined) return undefined;
-    this.direct.delete(id);
+    this.direct?.delete(id);
     clearTimeout(pending.timer);
     if (pending.onAbort !== undefined) pending.options.signal?.removeEventListener('abort', pending.onAbort);
     return pending;
@@ -177,7 +178,7 @@ export class HostClient extends Client {
 
   protected override _onnotification(notification: JSONRPCNotification, extra?: Parameters<Client['_onnotification']>[1]): void {
     const token = notification.method === 'notifications/progress' ? (notification.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
-    const pending = typeof token === 'number' && token < 0 ? this.direct.get(token) : undefined;
+    const pending = typeof token === 'number' && token < 0 ? this.direct?.get(token) : undefined;
     if (pending === undefined || typeof token !== 'number') {
       super._onnotification(notification, extra);
       return;
@@ -197,7 +198,7 @@ export class HostClient extends Client {
 
   protected override _onclose(): void {
     const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    for (const id of [...this.direct.keys()]) this.settle(id)?.reject(closed);
+    for (const id of [...(this.direct?.keys() ?? [])]) this.settle(id)?.reject(closed);
     super._onclose();
   }
 }

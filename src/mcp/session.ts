@@ -86,11 +86,12 @@ export class McpSession {
   private retired = false;
   private inflight = 0;
   /** Wakes `whenQuiet` callers when the last tracked work ends. */
-  private readonly quietWaiters = new Set<() => void>();
+  /** Created on first use, like the pumps below: most sessions never need them (issue 16, idle heap). */
+  private quietWaiters: Set<() => void> | undefined;
   private closing: Promise<void> | undefined;
   private pump: ListenPump | undefined;
   /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI, each with its first acknowledgement. */
-  private readonly resourcePumps = new Map<string, { pump: ListenPump; opened: Promise<void> }>();
+  private resourcePumps: Map<string, { pump: ListenPump; opened: Promise<void> }> | undefined;
 
   constructor(
     readonly client: HostClient,
@@ -161,7 +162,7 @@ export class McpSession {
   async subscribeResource(uri: string, watch: { onGap: () => void; logger: McpLogger }, signal?: AbortSignal): Promise<void> {
     if (this.era === 'modern') {
       // A subscriber arriving while the stream opens shares it; if that open fails, it tries its own.
-      for (let existing = this.resourcePumps.get(uri); existing?.pump.live; existing = this.resourcePumps.get(uri)) {
+      for (let existing = this.resourcePumps?.get(uri); existing?.pump.live; existing = this.resourcePumps?.get(uri)) {
         try {
           return await existing.opened;
         } catch {
@@ -182,11 +183,11 @@ export class McpSession {
       const entry = {
         pump,
         opened: pump.open(signal).catch((error: unknown) => {
-          if (this.resourcePumps.get(uri) === entry) this.resourcePumps.delete(uri);
+          if (this.resourcePumps?.get(uri) === entry) this.resourcePumps.delete(uri);
           throw error;
         }),
       };
-      this.resourcePumps.set(uri, entry);
+      (this.resourcePumps ??= new Map()).set(uri, entry);
       return entry.opened;
     }
     if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
@@ -195,9 +196,9 @@ export class McpSession {
 
   /** Stops updates of `uri`. */
   async unsubscribeResource(uri: string): Promise<void> {
-    const entry = this.resourcePumps.get(uri);
+    const entry = this.resourcePumps?.get(uri);
     if (entry !== undefined) {
-      this.resourcePumps.delete(uri);
+      this.resourcePumps?.delete(uri);
       await entry.pump.close();
       return;
     }
@@ -211,7 +212,7 @@ export class McpSession {
       this.inflight--;
       if (this.inflight > 0) return;
       if (this.retired) void this.close();
-      for (const wake of this.quietWaiters) wake();
+      if (this.quietWaiters !== undefined) for (const wake of this.quietWaiters) wake();
     };
     work.then(done, done);
     return work;
@@ -236,11 +237,11 @@ export class McpSession {
       await new Promise<void>((resolve) => {
         const wake = (): void => {
           clearTimeout(timer);
-          this.quietWaiters.delete(wake);
+          this.quietWaiters?.delete(wake);
           resolve();
         };
         const timer = setTimeout(wake, left);
-        this.quietWaiters.add(wake);
+        (this.quietWaiters ??= new Set()).add(wake);
       });
     }
   }
@@ -284,8 +285,8 @@ export class McpSession {
   close(): Promise<void> {
     this.isClosed = true;
     this.pump?.stop();
-    for (const { pump } of this.resourcePumps.values()) pump.stop();
-    this.resourcePumps.clear();
+    for (const { pump } of this.resourcePumps?.values() ?? []) pump.stop();
+    this.resourcePumps?.clear();
     this.closing ??= (async () => {
       await this.client.close().catch(() => {});
       await this.transport.close().catch(() => {});

@@ -90,13 +90,17 @@ export function taskHandleOf(result: { _meta?: Record<string, unknown> | undefin
 
 /** Installs the tap; call before the SDK client connects the transport. */
 export function installTap(transport: Transport, policy: TapPolicy): void {
-  /** Outgoing request id → its method and, for a tool call, the tool. */
+  /**
+   * Outgoing `tools/list` and `tools/call` ids → the method and, for a call, the tool: the
+   * answers the tap rewrites. Nothing else is kept, so an answer that never comes back
+   * through here (the SDK's stdio probe reads `server/discover`'s itself) leaves nothing behind.
+   */
   const methods = new Map<string | number, { method: string; tool?: string }>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     let request = message as Message;
     if (request.method === 'events/stream' && policy.events !== undefined) request = bindStream(request, policy.events);
-    if (typeof request.method === 'string' && (typeof request.id === 'string' || typeof request.id === 'number')) {
+    if ((request.method === 'tools/call' || request.method === 'tools/list') && (typeof request.id === 'string' || typeof request.id === 'number')) {
       if (methods.size >= MAX_PENDING) methods.delete(methods.keys().next().value!);
       const name = isJsonObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
       methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }) });

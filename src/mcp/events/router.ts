@@ -25,27 +25,28 @@ export type NoticeHandler = (notice: EventNotice) => void;
 
 export class EventRouter {
   /** Streams registered by token, and the request id each was sent with. */
-  private readonly streams = new Map<string, { handler: NoticeHandler; id?: string }>();
-  private readonly byId = new Map<string, NoticeHandler>();
+  // Made on first use: every session has a router, few ever open an event stream.
+  private streams: Map<string, { handler: NoticeHandler; id?: string }> | undefined;
+  private byId: Map<string, NoticeHandler> | undefined;
   private readonly early: Array<{ id: string; notice: EventNotice; at: number }> = [];
 
   /** Registers a stream's handler under `token`, before its request is sent. Returns the unregistration. */
   expect(token: string, handler: NoticeHandler): () => void {
     const entry: { handler: NoticeHandler; id?: string } = { handler };
-    this.streams.set(token, entry);
+    (this.streams ??= new Map()).set(token, entry);
     return () => {
-      this.streams.delete(token);
-      if (entry.id !== undefined) this.byId.delete(entry.id);
+      this.streams?.delete(token);
+      if (entry.id !== undefined) this.byId?.delete(entry.id);
     };
   }
 
   /** The tap saw the request carrying `token` go out with JSON-RPC id `id`. */
   bind(token: string, id: string | number): void {
-    const entry = this.streams.get(token);
+    const entry = this.streams?.get(token);
     if (entry === undefined) return;
     const key = String(id);
     entry.id = key;
-    this.byId.set(key, entry.handler);
+    (this.byId ??= new Map()).set(key, entry.handler);
     // Notices that arrived before the binding, oldest first.
     const now = Date.now();
     for (let index = 0; index < this.early.length; ) {
@@ -63,14 +64,14 @@ export class EventRouter {
     const body = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
     if (kind === 'list_changed') {
       // Not keyed: every stream of the session hears it.
-      for (const handler of new Set(this.byId.values())) handler({ kind, params: body });
+      for (const handler of new Set(this.byId?.values())) handler({ kind, params: body });
       return;
     }
     const meta = body._meta as Record<string, unknown> | undefined;
     const id = meta?.[SUBSCRIPTION_ID_KEY];
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const key = String(id);
-    const handler = this.byId.get(key);
+    const handler = this.byId?.get(key);
     if (handler !== undefined) {
       handler({ kind, params: body });
       return;

@@ -142,10 +142,12 @@ export class StdioTransport implements Transport {
   private readonly stderrTail: TailBuffer;
   /** The stderr line being logged, until its end arrives. */
   private stderrLine = '';
-  private readonly stderrDecoder = new StringDecoder('utf8');
+  /** Made when stderr is first logged (`logStderr`). */
+  private stderrDecoder: StringDecoder | undefined;
   /** Set once the group of a server that exited on its own was killed and forgotten. */
   private groupReleased = false;
-  private readonly stderrStream = new PassThrough();
+  /** The mirror of stderr, made when someone first asks for it (the SDK only checks that it exists). */
+  private stderrStream: PassThrough | undefined;
   private exited: Promise<void> | undefined;
   /** How the child ended, once it has. */
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -156,8 +158,6 @@ export class StdioTransport implements Transport {
   constructor(private readonly options: StdioTransportOptions) {
     this.stderrTail = new TailBuffer(options.stderrBytes);
     this.framer = new LineFramer(options.maxLineBytes, (line) => this.handleLine(line));
-    // Nobody may read it, so it must never hold data back.
-    this.stderrStream.resume();
   }
 
   /** Never shows the options, which hold the child's environment. */
@@ -174,8 +174,14 @@ export class StdioTransport implements Transport {
     return this.child?.pid ?? null;
   }
 
-  /** The child's stderr, mirrored; it is drained whether or not anyone reads it. */
+  /** The child's stderr, mirrored from the first time it is asked for; it is drained whether or not anyone reads it. */
   get stderr(): Readable {
+    if (this.stderrStream === undefined) {
+      this.stderrStream = new PassThrough();
+      // Whoever asked may never read it, so it must never hold data back.
+      this.stderrStream.resume();
+      if (this.closedFired) this.stderrStream.end();
+    }
     return this.stderrStream;
   }
 
@@ -233,7 +239,7 @@ export class StdioTransport implements Transport {
       child.stdout.on('data', (chunk: Buffer) => this.handleStdout(chunk));
       child.stderr.on('data', (chunk: Buffer) => {
         this.stderrTail.write(chunk);
-        this.stderrStream.write(chunk);
+        this.stderrStream?.write(chunk);
         if (this.options.logStderr) this.logStderrLines(chunk);
       });
       child.stdin.on('error', (error) => this.onerror?.(error));
@@ -242,7 +248,7 @@ export class StdioTransport implements Transport {
 
   /** Logs stderr a whole line at a time, so redaction sees every secret whole. */
   private logStderrLines(chunk: Buffer): void {
-    this.stderrLine += this.stderrDecoder.write(chunk);
+    this.stderrLine += (this.stderrDecoder ??= new StringDecoder('utf8')).write(chunk);
     const lines = this.stderrLine.split('\n');
     this.stderrLine = lines.pop()!;
     if (this.stderrLine.length > MAX_LOGGED_LINE) {
@@ -348,7 +354,7 @@ export class StdioTransport implements Transport {
   private fireClose(): void {
     if (this.closedFired) return;
     this.closedFired = true;
-    this.stderrStream.end();
+    this.stderrStream?.end();
     this.onclose?.();
   }
 }
