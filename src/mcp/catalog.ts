@@ -176,13 +176,12 @@ export function modelSchema(inputSchema: Tool['inputSchema']): JsonSchema {
 
 /** The function description: where the tool comes from, its title, then its own description. Data, not instructions. */
 export function functionDescription(serverId: string, tool: Tool): string {
-  const parts = [`MCP server \`${serverId}\` tool \`${tool.name}\`.`];
+  let text = `MCP server \`${serverId}\` tool \`${tool.name}\`.`;
   const title = tool.title?.trim();
-  if (title) parts.push(` Title: ${title}.`);
+  if (title) text += ` Title: ${title}.`;
   const description = tool.description?.trim();
-  if (description) parts.push(` ${description}`);
-  // Joined, the text is one flat string; built with `+=` it would stay a chain of pieces for as long as it is published.
-  return parts.join('');
+  if (description) text += ` ${description}`;
+  return text;
 }
 
 /** The model-facing definition of a tool under its local name. */
