@@ -49,7 +49,9 @@ export interface ReconnectPolicy {
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
   readonly generation = nextGeneration++;
-  private readonly removal = new AbortController();
+  /** Made when something first waits on removal (most registrations are never removed while waited on). */
+  private removal: AbortController | undefined;
+  private isRemoved = false;
   readonly connectLock = new Mutex();
   readonly refreshLock = new Mutex();
   readonly gate = new CallGate();
@@ -76,6 +78,18 @@ export class ServerRegistration {
    * connection closed on its own, or the last set-up failed.
    */
   private down: { error: unknown; reason: string } | undefined;
+
+  /**
+   * What every session of this registration reports back, made once: closures made inside
+   * `ensureSession` would keep its caller's signal alive as long as the session lives.
+   */
+  private readonly sessionCallbacks = {
+    onClose: (): void => this.onSessionClosed(),
+    onToolsChanged: (): void => {
+      this.dirty = true;
+    },
+    onResourceUpdated: (uri: string): void => this.notifyResourceUpdated(uri),
+  };
 
   /** Listeners of subscribed resources, by URI; subscriptions are renewed on every new session. */
   readonly resourceListeners = new Map<string, Set<McpResourceListener>>();
@@ -114,11 +128,13 @@ export class ServerRegistration {
 
   /** Aborts when the server is removed (or the provider closes). */
   get signal(): AbortSignal {
+    this.removal ??= new AbortController();
+    if (this.isRemoved && !this.removal.signal.aborted) this.removal.abort(new McpServerRemovedError(this.id));
     return this.removal.signal;
   }
 
   get removed(): boolean {
-    return this.removal.signal.aborted;
+    return this.isRemoved;
   }
 
   /** The live session, or `undefined` when there is none or it has closed. */
@@ -151,11 +167,7 @@ export class ServerRegistration {
           logger: this.logger,
           prior: this.verdict,
           signal: setup.signal,
-          onClose: () => this.onSessionClosed(),
-          onToolsChanged: () => {
-            this.dirty = true;
-          },
-          onResourceUpdated: (uri) => this.notifyResourceUpdated(uri),
+          ...this.sessionCallbacks,
           ...(this.authorizer ? { authorizer: this.authorizer } : {}),
           ...(this.elicitation ? { elicitation: this.elicitation } : {}),
         });
@@ -335,7 +347,8 @@ export class ServerRegistration {
 
   /** Cancels everything in flight and closes the session. */
   async remove(): Promise<void> {
-    this.removal.abort(new McpServerRemovedError(this.id));
+    this.isRemoved = true;
+    this.removal?.abort(new McpServerRemovedError(this.id));
     const session = this.session;
     this.session = undefined;
     await session?.close();

@@ -352,10 +352,13 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
       })),
     }));
   }
+  // Only what the handlers use is captured: a closure over `options` would keep the
+  // set-up signal and everything else in it for as long as the session lives.
+  const onClose = options.onClose;
   client.onclose = () => {
     if (session.closed) return;
     session.markClosed();
-    options.onClose?.();
+    onClose?.();
   };
   client.onerror = (error) => {
     // A bound broken by the server ends the session; remember why, for the caller's error.

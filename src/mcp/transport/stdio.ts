@@ -149,6 +149,10 @@ export class StdioTransport implements Transport {
   /** The mirror of stderr, made when someone first asks for it (the SDK only checks that it exists). */
   private stderrStream: PassThrough | undefined;
   private exited: Promise<void> | undefined;
+  /** Settles `exited`. */
+  private markExited: (() => void) | undefined;
+  /** The pending `start()`, until the child has spawned or failed to. */
+  private starting: { resolve: () => void; reject: (error: Error) => void } | undefined;
   /** How the child ended, once it has. */
   private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private closing: Promise<void> | undefined;
@@ -206,6 +210,7 @@ export class StdioTransport implements Transport {
       );
     }
     return new Promise((resolve, reject) => {
+      this.starting = { resolve, reject };
       const child = spawn(command, args, {
         cwd,
         env,
@@ -216,34 +221,55 @@ export class StdioTransport implements Transport {
         detached: process.platform !== 'win32',
       });
       this.child = child;
-      this.exited = new Promise((done) => child.once('exit', () => done()));
-      child.once('error', (error) => {
-        reject(new McpSpawnError(this.options.serverId, command, spawnFailure(error)));
-        this.fireClose();
-      });
-      child.once('spawn', () => {
-        if (child.pid !== undefined) trackGroup(child.pid);
-        resolve();
-      });
-      child.once('exit', (code, signal) => {
-        this.exitStatus = { code, signal };
-        // A server that died on its own leaves no descendants behind (a closing session terminates them itself).
-        if (this.closing === undefined && child.pid !== undefined) {
-          signalGroup(child.pid, 'SIGKILL');
-          untrackGroup(child.pid);
-          // Its group id is free from now on and may be reused: never signal it again.
-          this.groupReleased = true;
-        }
-      });
-      child.once('close', () => this.fireClose());
-      child.stdout.on('data', (chunk: Buffer) => this.handleStdout(chunk));
-      child.stderr.on('data', (chunk: Buffer) => {
-        this.stderrTail.write(chunk);
-        this.stderrStream?.write(chunk);
-        if (this.options.logStderr) this.logStderrLines(chunk);
-      });
-      child.stdin.on('error', (error) => this.onerror?.(error));
+      this.exited = new Promise((done) => (this.markExited = done));
+      this.watch(child);
     });
+  }
+
+  /**
+   * The child's events, each handled by a method. Listeners made here, rather than in
+   * `start`'s promise, keep nothing of the start alive for the life of the session.
+   */
+  private watch(child: ChildProcess): void {
+    child.on('error', (error) => this.onChildError(error));
+    child.on('spawn', () => this.onSpawn());
+    child.on('exit', (code, signal) => this.onExit(code, signal));
+    child.on('close', () => this.fireClose());
+    child.stdout!.on('data', (chunk: Buffer) => this.handleStdout(chunk));
+    child.stderr!.on('data', (chunk: Buffer) => this.handleStderr(chunk));
+    child.stdin!.on('error', (error) => this.onerror?.(error));
+  }
+
+  private onSpawn(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined) trackGroup(pid);
+    this.starting?.resolve();
+    this.starting = undefined;
+  }
+
+  private onChildError(error: Error): void {
+    this.starting?.reject(new McpSpawnError(this.options.serverId, this.options.command, spawnFailure(error)));
+    this.starting = undefined;
+    this.fireClose();
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exitStatus = { code, signal };
+    this.markExited?.();
+    const pid = this.child?.pid;
+    // A server that died on its own leaves no descendants behind (a closing session terminates them itself).
+    if (this.closing === undefined && pid !== undefined) {
+      signalGroup(pid, 'SIGKILL');
+      untrackGroup(pid);
+      // Its group id is free from now on and may be reused: never signal it again.
+      this.groupReleased = true;
+    }
+  }
+
+  private handleStderr(chunk: Buffer): void {
+    this.stderrTail.write(chunk);
+    this.stderrStream?.write(chunk);
+    if (this.options.logStderr) this.logStderrLines(chunk);
   }
 
   /** Logs stderr a whole line at a time, so redaction sees every secret whole. */
