@@ -4,7 +4,7 @@
  * request id; direct ones are negative), and that what they return is exactly what the
  * raw SDK `Client.callTool` returns for the same call on the same server.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { McpToolProvider, type McpServerConfig } from '../src/index.js';
@@ -85,5 +85,21 @@ describe('the direct call path', () => {
         }
       });
     }
+  }
+
+  for (const era of ERAS) {
+    it(`cancels a call it gave up on over HTTP, as the SDK does on that era (${era.era})`, async () => {
+      const log = observationLog();
+      const server = await startHttpFixture('context-server.mjs', { args: ['--http'], env: { FIXTURE_LOG: log } });
+      closers.push(() => server.close());
+      const fleet = await provider({ id: 'c', transport: { type: 'http', url: server.url }, lifecycle: era.lifecycle });
+      const result = await fleet.call('mcp_c_hang', {}, { timeoutMs: 300 });
+      expect(result).toMatchObject({ isError: true, output: { error: { code: 'timeout' } } });
+      // 2026-07-28 ends the request's own stream, which aborts the handler; a 2025 stateless
+      // server gets notifications/cancelled naming the (negative, direct) request id.
+      const expected = era.era === 'modern' ? 'hang-aborted' : 'cancelled';
+      await vi.waitFor(() => expect(observed(log).some((entry) => entry.event === expected)).toBe(true));
+      if (era.era === 'legacy') expect(observed(log).find((entry) => entry.event === 'cancelled')?.requestId).toBeLessThan(0);
+    });
   }
 });
