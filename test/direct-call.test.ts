@@ -102,4 +102,22 @@ describe('the direct call path', () => {
       if (era.era === 'legacy') expect(observed(log).find((entry) => entry.event === 'cancelled')?.requestId).toBeLessThan(0);
     });
   }
+
+  it('makes thousands of calls in flight over a 2025-11-25 HTTP session without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const fleet = await provider({ id: 'v', transport: { type: 'http', url: http.url }, lifecycle: 'initialize', concurrency: 'parallel' });
+      for (let batch = 0; batch < 30; batch++) {
+        const results = await Promise.all(Array.from({ length: 64 }, () => fleet.call('mcp_v_echo', { text: 'hi' })));
+        expect(results.every((result) => !result.isError)).toBe(true);
+      }
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

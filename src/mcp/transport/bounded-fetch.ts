@@ -4,6 +4,7 @@
  * bounds what a server can make the host buffer: a JSON body in total, an SSE stream
  * per event (comments included). Errors never include the raw body.
  */
+import { setMaxListeners } from 'node:events';
 import type { FetchLike } from '@modelcontextprotocol/client';
 
 export interface BoundedFetchOptions {
@@ -203,11 +204,29 @@ function withBody(response: Response, content: ReadableStream<Uint8Array> | Uint
   return response;
 }
 
+/** Signals already allowed any number of abort listeners. */
+const unlimited = new WeakSet<AbortSignal>();
+
+/**
+ * The SDK's Streamable HTTP transport passes one long-lived signal to every `fetch` of a
+ * 2025-11-25 session, and each `Request` adds an abort listener to it that undici drops
+ * only once the request is garbage collected. Node then warns of a leak (a
+ * `MaxListenersExceededWarning` on stderr) after 1,500 quick calls, though heap use stays
+ * flat (measured: 20.4-20.7 MiB after gc from 5,120 to 20,480 calls, 64 in flight). The
+ * limit is lifted for such a signal, so a host making many calls prints no false alarm.
+ */
+function allowManyRequests(signal: AbortSignal): void {
+  if (unlimited.has(signal)) return;
+  unlimited.add(signal);
+  setMaxListeners(0, signal);
+}
+
 /** A fetch that refuses redirects and bounds response bodies for one server. */
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const base = options.fetch ?? fetch;
   const { serverId, messageBytes } = options;
   return async (url, init) => {
+    if (init?.signal) allowManyRequests(init.signal);
     const response = await base(url, { ...init, redirect: 'manual' });
     if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
       await response.body?.cancel().catch(() => {});
