@@ -197,8 +197,10 @@ export class HostClient extends Client {
   }
 
   protected override _onclose(): void {
-    const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    for (const id of [...(this.direct?.keys() ?? [])]) this.settle(id)?.reject(closed);
+    if (this.direct !== undefined && this.direct.size > 0) {
+      const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+      for (const id of [...this.direct.keys()]) this.settle(id)?.reject(closed);
+    }
     super._onclose();
   }
 }
