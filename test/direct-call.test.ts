@@ -120,4 +120,20 @@ describe('the direct call path', () => {
       process.off('warning', onWarning);
     }
   });
+
+  it('hands an input round with nothing to answer to the SDK, which resumes it with the server\'s state', async () => {
+    const log = observationLog();
+    const fleet = await provider(stdioFixture('t', 'task-server.mjs', { env: { FIXTURE_LOG: log }, config: { lifecycle: 'discover' } }));
+    const result = await fleet.callServerTool('t', 'again', {});
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'resumed again-state' }] });
+    const rounds = observed(log).filter((entry) => entry.event === 'again-round');
+    expect(rounds.map((entry) => entry.requestState)).toEqual([null, 'again-state']);
+    // The first leg went out on the direct path, the resumed one on the SDK's.
+    const ids = observed(log)
+      .filter((entry) => entry.event === 'message' && entry.method === 'tools/call')
+      .map((entry) => entry.id as number);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBeLessThan(0);
+    expect(ids[1]).toBeGreaterThanOrEqual(0);
+  });
 });
