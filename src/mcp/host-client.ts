@@ -43,6 +43,9 @@ interface Pending {
 
 type Response = JSONRPCResponse | JSONRPCErrorResponse;
 
+/** How many given-up direct calls are remembered for their late answers. */
+const MAX_ABANDONED = 256;
+
 export class HostClient extends Client {
   /**
    * Direct requests use negative ids, which the SDK's counter (0, 1, 2, ...) never
@@ -51,6 +54,14 @@ export class HostClient extends Client {
   private directId = 0;
   /** Calls in flight on the direct path (made at the first call: an idle session keeps none). */
   private direct: Map<number, Pending> | undefined;
+  /** Direct calls given up on (a timeout, an abort) whose answers may still come, oldest first. */
+  private abandoned: Set<number> | undefined;
+
+  /**
+   * Receives the result of a direct call that was given up on, when it arrives after all:
+   * the session cancels a task such a result hands over, which nobody would poll.
+   */
+  onLateResult: ((result: unknown) => void) | undefined;
 
   /** Sends `tools/call` and waits for its result, rejecting as `callTool` would. */
   directCallTool(params: { name: string; arguments: Record<string, unknown> }, options: DirectCallOptions): Promise<CallToolResult> {
@@ -105,6 +116,9 @@ export class HostClient extends Client {
   private cancelDirect(id: number, reason: SdkError): void {
     const pending = this.settle(id);
     if (pending === undefined) return;
+    const abandoned = (this.abandoned ??= new Set());
+    abandoned.add(id);
+    if (abandoned.size > MAX_ABANDONED) abandoned.delete(abandoned.values().next().value!);
     if (pending.requestAbort !== undefined) {
       pending.requestAbort.abort();
     } else {
@@ -119,6 +133,11 @@ export class HostClient extends Client {
     const id = response.id;
     const pending = typeof id === 'number' && id < 0 ? this.settle(id) : undefined;
     if (pending === undefined) {
+      // The late answer of a call given up on is ours, not an unknown id to report.
+      if (typeof id === 'number' && this.abandoned?.delete(id) === true) {
+        if ('result' in response) this.onLateResult?.(response.result);
+        return;
+      }
       super._onresponse(response);
       return;
     }

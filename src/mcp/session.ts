@@ -24,7 +24,9 @@ import { retryTransient } from './retry.js';
 import { ListenPump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from './interaction.js';
 import { HostClient } from './host-client.js';
-import { installTap } from './tap.js';
+import { installTap, taskHandleOf } from './tap.js';
+import { cancelTask } from './tasks.js';
+import { isJsonObject } from '../core/json.js';
 
 /** Identity of this host, sent to servers. */
 export const CLIENT_INFO = { name: 'mcp-fleet', version: '0.1.0', title: 'mcp-fleet MCP host' } as const;
@@ -359,6 +361,12 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     if (session.closed) return;
     session.markClosed();
     onClose?.();
+  };
+  // A task handed over after its caller gave up (the answer was still on its way) is
+  // cancelled: nobody will poll it, and the server would keep it running.
+  client.onLateResult = (result) => {
+    const task = isJsonObject(result) ? taskHandleOf(result) : undefined;
+    if (task !== undefined) cancelTask(session, task, logger);
   };
   client.onerror = (error) => {
     // A bound broken by the server ends the session; remember why, for the caller's error.
