@@ -136,4 +136,14 @@ describe('the direct call path', () => {
     expect(ids[0]).toBeLessThan(0);
     expect(ids[1]).toBeGreaterThanOrEqual(0);
   });
+
+  it('leaves a tool with an x-mcp-header argument to the SDK, which mirrors it into the header the server requires', async () => {
+    const server = await startHttpFixture('v2-server.mjs', { args: ['--http'], env: { FIXTURE_HEADER_TOOL: '1' } });
+    closers.push(() => server.close());
+    const fleet = await provider({ id: 'h', transport: { type: 'http', url: server.url }, lifecycle: 'discover' });
+    const listed = fleet.definitions().find((definition) => definition.name === 'mcp_h_regional');
+    expect(JSON.stringify(listed?.parameters)).toContain('"x-mcp-header":"Region"');
+    // The server answers -32020 (header mismatch) to a call whose Mcp-Param-Region is missing.
+    expect(await fleet.callServerTool('h', 'regional', { region: 'eu-west' })).toMatchObject({ content: [{ type: 'text', text: 'served from eu-west' }] });
+  });
 });

@@ -108,6 +108,18 @@ export function isIncluded(config: ResolvedServerConfig, remoteName: string): bo
   return config.include.length === 0 || config.include.includes(remoteName);
 }
 
+/** What the budget walk found for each tool it passed: whether its input schema may hold an `x-mcp-header` key. */
+const headerKeys = new WeakMap<Tool, boolean>();
+
+/**
+ * Whether a tool may declare SEP-2243 `x-mcp-header` parameters (a call must then go
+ * through the SDK's `callTool`, which mirrors them into headers). A tool
+ * `publishableTools` never walked counts as declaring them.
+ */
+export function mayDeclareHeaders(tool: Tool): boolean {
+  return headerKeys.get(tool) ?? true;
+}
+
 /**
  * The tools that would be published, each checked against the per-tool budgets.
  * Excluded and app-only tools are dropped before any budget applies. On a
@@ -138,6 +150,7 @@ export function publishableTools(tools: readonly Tool[], config: ResolvedServerC
     if (input.tooDeep) throw schemaOver(tool, 'an input schema', input);
     if (checkHeaders && input.mayHaveKey && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
     if (!input.fits) throw schemaOver(tool, 'an input schema', input);
+    headerKeys.set(tool, input.mayHaveKey);
     if (tool.outputSchema !== undefined) {
       const output = scanJson(tool.outputSchema, limits.schemaBytes, '', limits.schemaDepth);
       if (!output.fits) throw schemaOver(tool, 'an output schema', output);

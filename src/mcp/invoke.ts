@@ -8,7 +8,7 @@
 import { waitBounded } from '../core/wait.js';
 import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../core/tool.js';
-import { McpCatalogError } from './catalog.js';
+import { mayDeclareHeaders, McpCatalogError } from './catalog.js';
 import { OperationSignal } from './deadline.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
 import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from './errors-sdk.js';
@@ -84,9 +84,6 @@ function wantsTask(registration: ServerRegistration, session: McpSession, tool: 
   return (support === 'optional' || support === 'required') && accepts !== undefined;
 }
 
-/** Tool definitions already checked for `x-mcp-header` declarations (SEP-2243). */
-const declaresHeaders = new WeakMap<Tool, boolean>();
-
 /**
  * Whether a call may take the client's direct path (`HostClient.directCallTool`): the
  * tool is known and asks for nothing only `callTool` does, namely validating structured
@@ -95,13 +92,8 @@ const declaresHeaders = new WeakMap<Tool, boolean>();
  */
 function canCallDirectly(tool: Tool | undefined, era: 'modern' | 'legacy'): boolean {
   if (tool === undefined || tool.outputSchema !== undefined) return false;
-  if (era === 'legacy') return true;
-  let declares = declaresHeaders.get(tool);
-  if (declares === undefined) {
-    declares = JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"');
-    declaresHeaders.set(tool, declares);
-  }
-  return !declares;
+  // The catalog's budget walk already looked for the key in every published schema.
+  return era === 'legacy' || !mayDeclareHeaders(tool);
 }
 
 /**
