@@ -84,7 +84,7 @@ export class HostClient extends Client {
         reject,
         params,
         options,
-        timer: setTimeout(() => this.cancelDirect(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout })), options.timeout),
+        timer: this.requestTimer(id, options.timeout),
         startedAt: performance.now(),
         requestAbort,
         onAbort: undefined,
@@ -100,6 +100,11 @@ export class HostClient extends Client {
         if (this.settle(id) !== undefined) reject(error);
       });
     });
+  }
+
+  /** The per-request timeout of direct call `id`, as the SDK words it. */
+  private requestTimer(id: number, timeout: number): NodeJS.Timeout {
+    return setTimeout(() => this.cancelDirect(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout })), timeout);
   }
 
   /** Takes a pending direct call out, stopping its timer and abort listener. */
@@ -175,24 +180,20 @@ export class HostClient extends Client {
       }).then((result) => pending.resolve(result as CallToolResult), (error: unknown) => pending.reject(error));
       return;
     }
-    const outcome = codec.validateResult('tools/call', decoded.result);
-    if (outcome.ok) pending.resolve(outcome.value);
-    else pending.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${outcome.reason === 'invalid' ? outcome.message : 'not-in-era'}`));
+    const verdict = this.verdict(decoded.result);
+    if ('value' in verdict) pending.resolve(verdict.value as CallToolResult);
+    else pending.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${verdict.issues[0].message}`));
   }
 
-  /** The era codec's verdict on a `tools/call` result, as a standard schema (what the SDK validates a retried round with). */
+  /** The era codec's verdict on a `tools/call` result, in standard-schema form. */
+  private verdict(value: unknown): { value: unknown } | { issues: [{ message: string }] } {
+    const outcome = this._wireCodec().validateResult('tools/call', value);
+    return outcome.ok ? { value: outcome.value } : { issues: [{ message: outcome.reason === 'invalid' ? outcome.message : 'not-in-era: tools/call' }] };
+  }
+
+  /** The same verdict as a standard schema, which the SDK validates a retried round with. */
   private resultSchema(): StandardSchemaV1 {
-    const codec = this._wireCodec();
-    return {
-      '~standard': {
-        version: 1,
-        vendor: 'mcp-fleet',
-        validate(value: unknown) {
-          const outcome = codec.validateResult('tools/call', value);
-          return outcome.ok ? { value: outcome.value } : { issues: [{ message: outcome.reason === 'invalid' ? outcome.message : 'not-in-era: tools/call' }] };
-        },
-      },
-    };
+    return { '~standard': { version: 1, vendor: 'mcp-fleet', validate: (value: unknown) => this.verdict(value) } };
   }
 
   protected override _onnotification(notification: JSONRPCNotification, extra?: Parameters<Client['_onnotification']>[1]): void {
@@ -209,10 +210,7 @@ export class HostClient extends Client {
       this.cancelDirect(token, new SdkError(SdkErrorCode.RequestTimeout, 'Maximum total timeout exceeded', { maxTotalTimeout: pending.options.maxTotalTimeout }));
       return;
     }
-    pending.timer = setTimeout(
-      () => this.cancelDirect(token, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: pending.options.timeout })),
-      pending.options.timeout,
-    );
+    pending.timer = this.requestTimer(token, pending.options.timeout);
   }
 
   protected override _onclose(): void {

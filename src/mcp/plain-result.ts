@@ -8,18 +8,11 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/client';
-import { isPlainServerInfo } from './transport/plain-message.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
+import { isPlainObject, isPlainServerInfo, keyCount } from './transport/plain-message.js';
 
 /** `{ type: 'text', text }` and nothing else. */
 function isPlainText(block: unknown): boolean {
-  if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
-  let keys = 0;
-  for (const _key in block) keys++;
-  return keys === 2;
+  return isPlainObject(block) && block.type === 'text' && typeof block.text === 'string' && keyCount(block) === 2;
 }
 
 function isPlainMeta(meta: unknown): boolean {

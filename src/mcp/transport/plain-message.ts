@@ -9,16 +9,21 @@
  */
 import { type JSONRPCMessage, SERVER_INFO_META_KEY } from '@modelcontextprotocol/client';
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object straight from `JSON.parse`: not an array, not a class instance. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** How many keys `value` has, without building an array of them. */
+export function keyCount(value: object): number {
+  let keys = 0;
+  for (const _key in value) keys++;
+  return keys;
 }
 
 /** Exactly `{ name, version }`, both strings. */
 export function isPlainServerInfo(value: unknown): boolean {
-  if (!isPlainObject(value) || typeof value.name !== 'string' || typeof value.version !== 'string') return false;
-  let keys = 0;
-  for (const _key in value) keys++;
-  return keys === 2;
+  return isPlainObject(value) && typeof value.name === 'string' && typeof value.version === 'string' && keyCount(value) === 2;
 }
 
 /** `value` itself when it is a plain result response, otherwise `undefined`. */
@@ -26,9 +31,7 @@ export function plainResultResponse(value: unknown): JSONRPCMessage | undefined 
   if (!isPlainObject(value) || value.jsonrpc !== '2.0' || !isPlainObject(value.result)) return undefined;
   const id = value.id;
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return undefined;
-  let keys = 0;
-  for (const _key in value) keys++;
-  if (keys !== 3) return undefined;
+  if (keyCount(value) !== 3) return undefined;
   const meta = value.result._meta;
   if (meta !== undefined && !(isPlainObject(meta) && (!(SERVER_INFO_META_KEY in meta) || isPlainServerInfo(meta[SERVER_INFO_META_KEY])))) return undefined;
   return value as JSONRPCMessage;
