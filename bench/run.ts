@@ -41,7 +41,7 @@
  *                        --fleet-reps 5 --fleet-servers 10 --fleet-tools 16
  *   cli-start            the built command as fresh processes: --version against node -e 0, and
  *                        call against one stdio server against a raw SDK script doing the same.
- *                        --cli-reps 10 (needs npm run build first)
+ *                        --cli-reps 10
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fixed } from './util.js';

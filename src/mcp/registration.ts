@@ -49,9 +49,7 @@ export interface ReconnectPolicy {
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
   readonly generation = nextGeneration++;
-  /** Made when something first waits on removal (most registrations are never removed while waited on). */
-  private removal: AbortController | undefined;
-  private isRemoved = false;
+  private readonly removal = new AbortController();
   readonly connectLock = new Mutex();
   readonly refreshLock = new Mutex();
   readonly gate = new CallGate();
@@ -128,13 +126,11 @@ export class ServerRegistration {
 
   /** Aborts when the server is removed (or the provider closes). */
   get signal(): AbortSignal {
-    this.removal ??= new AbortController();
-    if (this.isRemoved && !this.removal.signal.aborted) this.removal.abort(new McpServerRemovedError(this.id));
     return this.removal.signal;
   }
 
   get removed(): boolean {
-    return this.isRemoved;
+    return this.removal.signal.aborted;
   }
 
   /** The live session, or `undefined` when there is none or it has closed. */
@@ -347,8 +343,7 @@ export class ServerRegistration {
 
   /** Cancels everything in flight and closes the session. */
   async remove(): Promise<void> {
-    this.isRemoved = true;
-    this.removal?.abort(new McpServerRemovedError(this.id));
+    this.removal.abort(new McpServerRemovedError(this.id));
     const session = this.session;
     this.session = undefined;
     await session?.close();

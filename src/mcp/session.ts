@@ -87,8 +87,7 @@ export class McpSession {
   private isClosed = false;
   private retired = false;
   private inflight = 0;
-  /** Wakes `whenQuiet` callers when the last tracked work ends. */
-  /** Created on first use, like the pumps below: most sessions never need them (issue 16, idle heap). */
+  /** Wakes `whenQuiet` callers when the last tracked work ends; made on first use, like the pumps below (most sessions need neither). */
   private quietWaiters: Set<() => void> | undefined;
   private closing: Promise<void> | undefined;
   private pump: ListenPump | undefined;
