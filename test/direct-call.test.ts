@@ -4,6 +4,7 @@
  * request id; direct ones are negative), and that what they return is exactly what the
  * raw SDK `Client.callTool` returns for the same call on the same server.
  */
+import { getMaxListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -118,6 +119,33 @@ describe('the direct call path', () => {
       expect(warnings).not.toContain('MaxListenersExceededWarning');
     } finally {
       process.off('warning', onWarning);
+    }
+  });
+
+  it('leaves the signal of every HTTP request readable by events.getMaxListeners, which undici calls for each request', async () => {
+    // A limit of 0 on an EventTarget makes getMaxListeners throw; undici catches that in
+    // every Request constructor, which cost a built error (about 33 µs) per call.
+    const unreadable: string[] = [];
+    const realFetch = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      if (init?.signal) {
+        try {
+          getMaxListeners(init.signal);
+        } catch (error) {
+          unreadable.push(String(error));
+        }
+      }
+      return realFetch(input, init);
+    });
+    try {
+      for (const lifecycle of ['discover', 'initialize'] as const) {
+        const fleet = await provider({ id: `s-${lifecycle}`, transport: { type: 'http', url: http.url }, lifecycle });
+        for (let call = 0; call < 3; call++) expect((await fleet.call(`mcp_s_${lifecycle}_echo`, { text: 'hi' })).isError).toBeFalsy();
+      }
+      expect(spy).toHaveBeenCalled();
+      expect(unreadable).toEqual([]);
+    } finally {
+      spy.mockRestore();
     }
   });
 
