@@ -126,9 +126,11 @@ describe('the direct call path', () => {
     // A limit of 0 on an EventTarget makes getMaxListeners throw; undici catches that in
     // every Request constructor, which cost a built error (about 33 µs) per call.
     const unreadable: string[] = [];
+    let signals = 0;
     const realFetch = globalThis.fetch;
     const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
       if (init?.signal) {
+        signals++;
         try {
           getMaxListeners(init.signal);
         } catch (error) {
@@ -143,6 +145,8 @@ describe('the direct call path', () => {
         for (let call = 0; call < 3; call++) expect((await fleet.call(`mcp_s_${lifecycle}_echo`, { text: 'hi' })).isError).toBeFalsy();
       }
       expect(spy).toHaveBeenCalled();
+      // Not vacuous: the requests did carry signals to read.
+      expect(signals).toBeGreaterThan(0);
       expect(unreadable).toEqual([]);
     } finally {
       spy.mockRestore();
