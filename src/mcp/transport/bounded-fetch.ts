@@ -4,7 +4,6 @@
  * bounds what a server can make the host buffer: a JSON body in total, an SSE stream
  * per event (comments included). Errors never include the raw body.
  */
-import { setMaxListeners } from 'node:events';
 import type { FetchLike } from '@modelcontextprotocol/client';
 
 export interface BoundedFetchOptions {
@@ -204,26 +203,23 @@ function withBody(response: Response, content: ReadableStream<Uint8Array> | Uint
   return response;
 }
 
-/** Signals already allowed any number of abort listeners. */
-const unlimited = new WeakSet<AbortSignal>();
-
 /**
  * The SDK's Streamable HTTP transport passes one long-lived signal to every `fetch` of a
- * 2025-11-25 session, and each `Request` adds an abort listener to it that undici drops
- * only once the request is garbage collected. Node then warns of a leak (a
- * `MaxListenersExceededWarning` on stderr) after 1,500 quick calls, though heap use stays
- * flat (measured: 20.4-20.7 MiB after gc from 5,120 to 20,480 calls, 64 in flight). The
- * limit is lifted for such a signal, so a host making many calls prints no false alarm.
+ * 2025-11-25 session, and each `Request` adds an abort listener to the signal it is given
+ * that undici drops only once the request is garbage collected. On the long-lived signal
+ * Node then warns of a leak (a `MaxListenersExceededWarning` on stderr) after 1,500 quick
+ * calls, though heap use stays flat (measured: 20.4-20.7 MiB after gc from 5,120 to
+ * 20,480 calls, 64 in flight). So each request gets a signal of its own that follows the
+ * caller's: `AbortSignal.any` links it without adding a listener to the caller's signal.
  *
- * Lifted to the largest safe integer, not to 0 ("unlimited" for an `EventEmitter`): on an
- * `EventTarget` a limit of 0 makes `events.getMaxListeners` throw, and undici calls it in
- * every `Request` constructor and catches the error, which cost about 33 µs of CPU per
- * call (a CPU profile of 5,000 HTTP calls: `NodeError` under undici's `Request`).
+ * Raising the long-lived signal's limit does not work: undici sets it back to 1,500 once
+ * the signal holds 10 listeners, and a limit of 0 only escapes that because
+ * `events.getMaxListeners` throws on it, which undici catches in every `Request`
+ * (about 33 µs of CPU per call in a profile of 5,000 HTTP calls).
  */
-function allowManyRequests(signal: AbortSignal): void {
-  if (unlimited.has(signal)) return;
-  unlimited.add(signal);
-  setMaxListeners(Number.MAX_SAFE_INTEGER, signal);
+function ownSignal(init: RequestInit | undefined): RequestInit {
+  const signal = init?.signal;
+  return signal ? { ...init, signal: AbortSignal.any([signal]), redirect: 'manual' } : { ...init, redirect: 'manual' };
 }
 
 /** A fetch that refuses redirects and bounds response bodies for one server. */
@@ -231,8 +227,7 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const base = options.fetch ?? fetch;
   const { serverId, messageBytes } = options;
   return async (url, init) => {
-    if (init?.signal) allowManyRequests(init.signal);
-    const response = await base(url, { ...init, redirect: 'manual' });
+    const response = await base(url, ownSignal(init));
     if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
       await response.body?.cancel().catch(() => {});
       throw new McpRedirectError(serverId, response.status, redirectTarget(url, response));
