@@ -95,12 +95,58 @@ const CR = 13;
 const LF = 10;
 
 /**
- * Counts the bytes of each SSE event (a blank line ends one; CR, LF and CRLF split
- * across chunks are handled). On an oversized event the stream ends; when the stream
- * answers a request, a JSON-RPC error for that request is emitted first, so the caller
- * fails at once instead of waiting for its timeout. One pulling stream over the body's
- * reader: a `TransformStream` would add two more web streams and a pipe to every
- * response, which profiling (issue 16) put at about a tenth of a call's client CPU.
+ * Counts the bytes of each SSE event of one stream (a blank line ends one; comments
+ * count; CR, LF and CRLF split across chunks are handled), chunk by chunk.
+ */
+export class SseEventMeter {
+  private eventBytes = 0;
+  private lineBytes = 0;
+  private previousCr = false;
+
+  constructor(private readonly limit: number) {}
+
+  /**
+   * `-1` when every event in `chunk` stays within the limit; otherwise how many leading
+   * bytes of `chunk` hold complete events before the oversized one (which may be 0).
+   */
+  measure(chunk: Uint8Array): number {
+    // Where, in this chunk, the current event began (0: in an earlier chunk).
+    let eventStart = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === LF && this.previousCr) {
+        this.previousCr = false;
+        continue;
+      }
+      this.previousCr = byte === CR;
+      if (byte === LF || byte === CR) {
+        if (this.lineBytes === 0) {
+          this.eventBytes = 0;
+          eventStart = i + 1;
+        }
+        this.lineBytes = 0;
+        continue;
+      }
+      this.lineBytes++;
+      if (++this.eventBytes > this.limit) return eventStart;
+    }
+    return -1;
+  }
+}
+
+/** The SSE event that fails request `id` with `failure`, as a server would send it. */
+export function sseErrorEvent(id: string | number, failure: Error): Uint8Array {
+  const message = { jsonrpc: '2.0', id, error: { code: -32603, message: failure.message } };
+  return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+/**
+ * Bounds each SSE event of a body (see `SseEventMeter`). On an oversized event the stream
+ * ends; when the stream answers a request, a JSON-RPC error for that request is emitted
+ * first, so the caller fails at once instead of waiting for its timeout. One pulling
+ * stream over the body's reader: a `TransformStream` would add two more web streams and
+ * a pipe to every response, which profiling (issue 16) put at about a tenth of a call's
+ * client CPU.
  */
 function boundSse(
   body: ReadableStream<Uint8Array>,
@@ -109,47 +155,25 @@ function boundSse(
   error: () => Error,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  let eventBytes = 0;
-  let lineBytes = 0;
-  let previousCr = false;
+  const meter = new SseEventMeter(limit);
   /** Passes a chunk on, or ends the stream at an oversized event. */
   const scan = (chunk: Uint8Array, controller: ReadableStreamDefaultController<Uint8Array>): void => {
-    // Where, in this chunk, the current event began (0: in an earlier chunk).
-    let eventStart = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i]!;
-      if (byte === LF && previousCr) {
-        previousCr = false;
-        continue;
-      }
-      previousCr = byte === CR;
-      if (byte === LF || byte === CR) {
-        if (lineBytes === 0) {
-          eventBytes = 0;
-          eventStart = i + 1;
-        }
-        lineBytes = 0;
-        continue;
-      }
-      lineBytes++;
-      eventBytes++;
-      if (eventBytes > limit) {
-        // Complete events before this one are delivered; the blank line ends the truncated one.
-        if (eventStart > 0) controller.enqueue(chunk.subarray(0, eventStart));
-        const failure = error();
-        const requestId = id();
-        void reader.cancel().catch(() => {});
-        if (requestId !== undefined) {
-          const message = { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: failure.message } };
-          controller.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`));
-          controller.close();
-        } else {
-          controller.error(failure);
-        }
-        return;
-      }
+    const kept = meter.measure(chunk);
+    if (kept < 0) {
+      controller.enqueue(chunk);
+      return;
     }
-    controller.enqueue(chunk);
+    // Complete events before this one are delivered; the blank line ends the truncated one.
+    if (kept > 0) controller.enqueue(chunk.subarray(0, kept));
+    const failure = error();
+    const requestId = id();
+    void reader.cancel().catch(() => {});
+    if (requestId !== undefined) {
+      controller.enqueue(sseErrorEvent(requestId, failure));
+      controller.close();
+    } else {
+      controller.error(failure);
+    }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -222,37 +246,79 @@ function ownSignal(init: RequestInit | undefined): RequestInit {
   return signal ? { ...init, signal: AbortSignal.any([signal]), redirect: 'manual' } : { ...init, redirect: 'manual' };
 }
 
+/**
+ * A response after the checks every request shares: a redirect is refused, and a body
+ * other than SSE is held to the limit: by its declared length (the response is passed
+ * on as it came), or by counting it as it comes (the bytes are returned). An SSE body is
+ * passed on as it came, for the caller to bound.
+ */
+async function receive(options: BoundedFetchOptions, url: string | URL, response: Response): Promise<Response | Uint8Array> {
+  const { serverId, messageBytes } = options;
+  if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
+    await response.body?.cancel().catch(() => {});
+    throw new McpRedirectError(serverId, response.status, redirectTarget(url, response));
+  }
+  const body = response.body;
+  if (body === null || isEventStream(response)) return response;
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  // fetch unpacks gzip, deflate and br itself; Content-Length then tells the packed size
+  // only, and a small body can unpack to gigabytes: such bodies are counted as they come.
+  const encoding = (response.headers.get('content-encoding') ?? '').trim().toLowerCase();
+  const unpacked = encoding !== '' && encoding !== 'identity';
+  if (Number.isFinite(declared) && !unpacked) {
+    if (declared > messageBytes) {
+      await body.cancel().catch(() => {});
+      throw new McpResponseTooLargeError(serverId, messageBytes, `an HTTP body of ${declared} bytes`);
+    }
+    // HTTP framing holds the body to its declared length: nothing to count.
+    return response;
+  }
+  return readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'));
+}
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+}
+
 /** A fetch that refuses redirects and bounds response bodies for one server. */
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const base = options.fetch ?? fetch;
   const { serverId, messageBytes } = options;
+  const error = () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
   return async (url, init) => {
     const response = await base(url, ownSignal(init));
-    if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
-      await response.body?.cancel().catch(() => {});
-      throw new McpRedirectError(serverId, response.status, redirectTarget(url, response));
-    }
-    const body = response.body;
-    if (body === null) return response;
-    const contentType = (response.headers.get('content-type') ?? '').toLowerCase();
-    if (contentType.includes('text/event-stream')) {
-      const error = () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
-      return withBody(response, boundSse(body, messageBytes, () => requestId(init), error));
-    }
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    // fetch unpacks gzip, deflate and br itself; Content-Length then tells the packed size
-    // only, and a small body can unpack to gigabytes: such bodies are counted as they come.
-    const encoding = (response.headers.get('content-encoding') ?? '').trim().toLowerCase();
-    const unpacked = encoding !== '' && encoding !== 'identity';
-    if (Number.isFinite(declared) && !unpacked) {
-      if (declared > messageBytes) {
-        await body.cancel().catch(() => {});
-        throw new McpResponseTooLargeError(serverId, messageBytes, `an HTTP body of ${declared} bytes`);
-      }
-      // HTTP framing holds the body to its declared length: nothing to count.
-      return response;
-    }
-    return withBody(response, await readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body')));
+    const received = await receive(options, url, response);
+    if (received instanceof Uint8Array) return withBody(response, received);
+    if (response.body === null || !isEventStream(response)) return response;
+    return withBody(response, boundSse(response.body, messageBytes, () => requestId(init), error));
+  };
+}
+
+/**
+ * A response of `leanBoundedFetch`: `bytes` holds the body when it was counted; otherwise
+ * the body is unread (within its declared length, or SSE for the caller to bound).
+ */
+export interface LeanResponse {
+  response: Response;
+  bytes: Uint8Array | undefined;
+}
+
+/** The body of a lean response as text, as `Response.text()` decodes it. */
+export function leanText(lean: LeanResponse): Promise<string> {
+  return lean.bytes === undefined ? lean.response.text() : Promise.resolve(UTF8.decode(lean.bytes));
+}
+
+/**
+ * `boundedFetch` for a caller that reads bodies itself and bounds SSE events with an
+ * `SseEventMeter`, and gives every request a signal of its own: it adds no stream or
+ * wrapper around the response and no signal of its own.
+ */
+export function leanBoundedFetch(options: BoundedFetchOptions): (url: URL, init: RequestInit) => Promise<LeanResponse> {
+  const base = options.fetch ?? fetch;
+  return async (url, init) => {
+    const response = await base(url, { ...init, redirect: 'manual' });
+    const received = await receive(options, url, response);
+    return received instanceof Uint8Array ? { response, bytes: received } : { response, bytes: undefined };
   };
 }
 

@@ -1,12 +1,21 @@
 /**
  * The Streamable HTTP transport of a server: the SDK's transport, with our bounded,
  * redirect-refusing fetch, the configured headers, and a static bearer token or the
- * server's OAuth authorizer.
+ * server's OAuth authorizer. Without OAuth, `tools/call` takes a lean POST of its own
+ * (see lean-post.ts); everything else is the SDK's.
  */
-import { type AuthProvider, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  type AuthProvider,
+  type FetchLike,
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+  type StreamableHTTPClientTransportOptions,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
 import type { McpServerAuthorizer } from '../auth/authorizer.js';
 import type { ResolvedHttpTransport } from '../config.js';
-import { boundedFetch } from './bounded-fetch.js';
+import { boundedFetch, leanBoundedFetch } from './bounded-fetch.js';
+import { LeanPost, type LeanPostHost } from './lean-post.js';
 
 export interface HttpTransportOptions {
   serverId: string;
@@ -18,10 +27,74 @@ export interface HttpTransportOptions {
   fetch?: FetchLike;
 }
 
-export function createHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
-  const { transport, authorizer } = options;
+/**
+ * The two steps of the SDK transport the lean POST hands back to it: reconnecting a
+ * resumable stream (with the SDK's backoff and the server's `retry`), and that `retry`.
+ * They are private in the SDK's types, so they are reached through this view; the
+ * conformance scenario `sse-retry` fails if either changes.
+ */
+interface ReconnectingTransport {
+  _serverRetryMs: number | undefined;
+  _scheduleReconnection(options: {
+    resumptionToken: string | undefined;
+    onresumptiontoken?: (token: string) => void;
+    replayMessageId: undefined;
+    requestSignal?: AbortSignal;
+    onRequestStreamEnd?: () => void;
+  }, attempt: number): void;
+}
+
+export class HostHttpTransport extends StreamableHTTPClientTransport implements LeanPostHost {
+  /** Aborts lean POSTs in flight when the transport closes, as the SDK's own controller does its requests. */
+  private stopped: AbortController | undefined;
+
+  constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost | undefined) {
+    super(url, options);
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.stopped = new AbortController();
+  }
+
+  override async close(): Promise<void> {
+    this.stopped?.abort();
+    await super.close();
+  }
+
+  override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const stopped = this.stopped;
+    const lean = stopped === undefined || stopped.signal.aborted ? undefined : this.lean?.send(this, message, options, stopped.signal);
+    return lean ?? super.send(message, options);
+  }
+
+  sdkSend(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
+    return super.send(message, options);
+  }
+
+  resume(resumptionToken: string | undefined, options: TransportSendOptions | undefined): void {
+    (this as unknown as ReconnectingTransport)._scheduleReconnection(
+      {
+        resumptionToken,
+        replayMessageId: undefined,
+        ...(options?.onresumptiontoken ? { onresumptiontoken: options.onresumptiontoken } : {}),
+        ...(options?.requestSignal ? { requestSignal: options.requestSignal } : {}),
+        ...(options?.onRequestStreamEnd ? { onRequestStreamEnd: options.onRequestStreamEnd } : {}),
+      },
+      0,
+    );
+  }
+
+  retryAfter(ms: number): void {
+    (this as unknown as ReconnectingTransport)._serverRetryMs = ms;
+  }
+}
+
+export function createHttpTransport(options: HttpTransportOptions): HostHttpTransport {
+  const { transport, authorizer, serverId, messageBytes } = options;
   const token = transport.bearerToken;
-  let fetch = boundedFetch({ serverId: options.serverId, messageBytes: options.messageBytes, fetch: options.fetch });
+  const url = new URL(transport.url);
+  let fetch = boundedFetch({ serverId, messageBytes, fetch: options.fetch });
   let authProvider: AuthProvider | undefined;
   if (authorizer !== undefined) {
     fetch = authorizer.tapFetch(fetch);
@@ -29,11 +102,20 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
   } else if (token !== undefined) {
     authProvider = { token: () => Promise.resolve(token) };
   }
-  return new StreamableHTTPClientTransport(new URL(transport.url), {
-    fetch,
-    // Redirects reach our fetch, which refuses every one of them (the SDK would follow same-origin ones).
-    redirectPolicy: 'follow',
-    requestInit: { headers: { ...transport.headers } },
-    ...(authProvider === undefined ? {} : { authProvider }),
-  });
+  // OAuth sessions keep the SDK's send for every request: a token may need renewing first.
+  const lean =
+    authorizer === undefined
+      ? new LeanPost({ serverId, url, headers: transport.headers, bearerToken: token, messageBytes, fetch: leanBoundedFetch({ serverId, messageBytes, fetch: options.fetch }) })
+      : undefined;
+  return new HostHttpTransport(
+    url,
+    {
+      fetch,
+      // Redirects reach our fetch, which refuses every one of them (the SDK would follow same-origin ones).
+      redirectPolicy: 'follow',
+      requestInit: { headers: { ...transport.headers } },
+      ...(authProvider === undefined ? {} : { authProvider }),
+    },
+    lean,
+  );
 }
