@@ -44,8 +44,17 @@ interface ReconnectingTransport {
   }, attempt: number): void;
 }
 
+/**
+ * Why lean POSTs in flight end when their transport closes. One shared reason: a fresh
+ * `abort()` would build a `DOMException`, and undici reads the stack of whatever ends a
+ * request (formatting it, source maps included), on every session's close.
+ */
+const CLOSED = new Error('The MCP transport closed');
+
 export class HostHttpTransport extends StreamableHTTPClientTransport implements LeanPostHost {
-  /** Aborts lean POSTs in flight when the transport closes, as the SDK's own controller does its requests. */
+  private started = false;
+  private closed = false;
+  /** Aborts lean POSTs in flight when the transport closes (made at the first one). */
   private stopped: AbortController | undefined;
 
   constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost | undefined) {
@@ -54,18 +63,19 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
 
   override async start(): Promise<void> {
     await super.start();
-    this.stopped = new AbortController();
+    this.started = true;
   }
 
   override async close(): Promise<void> {
-    this.stopped?.abort();
+    this.closed = true;
+    this.stopped?.abort(CLOSED);
     await super.close();
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const stopped = this.stopped;
-    const lean = stopped === undefined || stopped.signal.aborted ? undefined : this.lean?.send(this, message, options, stopped.signal);
-    return lean ?? super.send(message, options);
+    if (this.lean === undefined || !this.started || this.closed) return super.send(message, options);
+    const stopped = (this.stopped ??= new AbortController()).signal;
+    return this.lean.send(this, message, options, stopped) ?? super.send(message, options);
   }
 
   sdkSend(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
