@@ -39,11 +39,22 @@ describe('reconnection', () => {
     expect(provider.serverStatuses()[0]!.state).toBe('ready');
   });
 
-  it('starts exactly one new process for 20 concurrent calls after a crash', async () => {
+  it('starts exactly one new process for 20 concurrent calls after a crash, and warns of no listener leak while they wait', async () => {
     const log = observationLog();
     const provider = await started(catalogServer('s', [{ name: 'echo' }], log, { concurrency: 'parallel' }));
     await killServer(provider, log);
-    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => provider.call('mcp_s_echo', { n })));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let results;
+    try {
+      results = await Promise.all(Array.from({ length: 20 }, (_, n) => provider.call('mcp_s_echo', { n })));
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
     expect(results.every((result) => !result.isError)).toBe(true);
     expect(starts(log)).toHaveLength(2);
     expect(callStarts(log, 'echo')).toHaveLength(20);

@@ -5,6 +5,7 @@
  * observable status. Connection set-up lives here: callers racing after a crash share
  * one new session.
  */
+import { setMaxListeners } from 'node:events';
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
 import type { McpElicitationHandler } from './interaction.js';
@@ -46,10 +47,22 @@ export interface ReconnectPolicy {
   onClosed: ((event: McpServerClosedEvent) => void) | undefined;
 }
 
+/**
+ * The controller of a registration's removal signal. Every call that waits on the server
+ * (for a session, a refresh, a place in the queue) links to that signal and unlinks once
+ * it stops waiting, so twenty calls arriving after a crash hold twenty listeners at once
+ * and leak none: Node's leak warning, at ten, would be wrong about it.
+ */
+function removalController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
+  return controller;
+}
+
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
   readonly generation = nextGeneration++;
-  private readonly removal = new AbortController();
+  private readonly removal = removalController();
   readonly connectLock = new Mutex();
   readonly refreshLock = new Mutex();
   readonly gate = new CallGate();
