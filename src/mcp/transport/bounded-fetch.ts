@@ -250,16 +250,22 @@ function ownSignal(init: RequestInit | undefined): RequestInit {
  * A response after the checks every request shares: a redirect is refused, and a body
  * other than SSE is held to the limit: by its declared length (the response is passed
  * on as it came), or by counting it as it comes (the bytes are returned). An SSE body is
- * passed on as it came, for the caller to bound.
+ * left to `sse`, which bounds it.
  */
-async function receive(options: BoundedFetchOptions, url: string | URL, response: Response): Promise<Response | Uint8Array> {
+async function receive(
+  options: BoundedFetchOptions,
+  url: string | URL,
+  response: Response,
+  sse: (body: ReadableStream<Uint8Array>) => Response,
+): Promise<Response | Uint8Array> {
   const { serverId, messageBytes } = options;
   if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
     await response.body?.cancel().catch(() => {});
     throw new McpRedirectError(serverId, response.status, redirectTarget(url, response));
   }
   const body = response.body;
-  if (body === null || isEventStream(response)) return response;
+  if (body === null) return response;
+  if ((response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream')) return sse(body);
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   // fetch unpacks gzip, deflate and br itself; Content-Length then tells the packed size
   // only, and a small body can unpack to gigabytes: such bodies are counted as they come.
@@ -276,10 +282,6 @@ async function receive(options: BoundedFetchOptions, url: string | URL, response
   return readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'));
 }
 
-function isEventStream(response: Response): boolean {
-  return (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
-}
-
 /** A fetch that refuses redirects and bounds response bodies for one server. */
 export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const base = options.fetch ?? fetch;
@@ -287,10 +289,8 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const error = () => new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
   return async (url, init) => {
     const response = await base(url, ownSignal(init));
-    const received = await receive(options, url, response);
-    if (received instanceof Uint8Array) return withBody(response, received);
-    if (response.body === null || !isEventStream(response)) return response;
-    return withBody(response, boundSse(response.body, messageBytes, () => requestId(init), error));
+    const received = await receive(options, url, response, (body) => withBody(response, boundSse(body, messageBytes, () => requestId(init), error)));
+    return received instanceof Uint8Array ? withBody(response, received) : received;
   };
 }
 
@@ -317,7 +317,8 @@ export function leanBoundedFetch(options: BoundedFetchOptions): (url: URL, init:
   const base = options.fetch ?? fetch;
   return async (url, init) => {
     const response = await base(url, { ...init, redirect: 'manual' });
-    const received = await receive(options, url, response);
+    // SSE bodies are the caller's to bound.
+    const received = await receive(options, url, response, () => response);
     return received instanceof Uint8Array ? { response, bytes: received } : { response, bytes: undefined };
   };
 }
