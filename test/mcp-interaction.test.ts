@@ -275,19 +275,22 @@ describe('tasks', () => {
     });
   }
 
-  it('cancels a task whose handle arrives only after the caller aborted (SEP-2663 on 2026-07-28)', async () => {
-    const log = observationLog();
-    const provider = await started([taskServer('discover', log)]);
-    const controller = new AbortController();
-    const call = provider.call('mcp_t_forever', { replyAfter: 400 }, { signal: controller.signal });
-    await vi.waitFor(() => expect(events(log, 'task-created')).toHaveLength(1));
-    controller.abort(new Error('gone'));
-    await expect(call).rejects.toThrow('gone');
-    const { taskId } = events(log, 'task-created')[0]!;
-    expect(events(log, 'tasks-cancel')).toHaveLength(0);
-    // The handle comes 400 ms after the task was made; the host cancels it then.
-    await vi.waitFor(() => expect(events(log, 'tasks-cancel').map((entry) => entry.taskId)).toEqual([taskId]), { timeout: 3_000 });
-  });
+  for (const lifecycle of ['discover', 'initialize'] as const) {
+    const era = lifecycle === 'discover' ? 'SEP-2663 on 2026-07-28' : 'tasks on 2025-11-25, through the SDK';
+    it(`cancels a task whose handle arrives only after the caller aborted (${era})`, async () => {
+      const log = observationLog();
+      const provider = await started([taskServer(lifecycle, log)]);
+      const controller = new AbortController();
+      const call = provider.call('mcp_t_forever', { replyAfter: 400 }, { signal: controller.signal });
+      await vi.waitFor(() => expect(events(log, 'task-created')).toHaveLength(1));
+      controller.abort(new Error('gone'));
+      await expect(call).rejects.toThrow('gone');
+      const { taskId } = events(log, 'task-created')[0]!;
+      expect(events(log, 'tasks-cancel')).toHaveLength(0);
+      // The handle comes 400 ms after the task was made; the host cancels it then.
+      await vi.waitFor(() => expect(events(log, 'tasks-cancel').map((entry) => entry.taskId)).toEqual([taskId]), { timeout: 3_000 });
+    });
+  }
 
   for (const lifecycle of ['discover', 'initialize'] as const) {
     it(`completes a task-returning tool through ToolHost.call with the result in modelOutput, and cancels an aborted one (${lifecycle})`, async () => {

@@ -43,6 +43,15 @@ interface Pending {
 
 type Response = JSONRPCResponse | JSONRPCErrorResponse;
 
+/**
+ * The SDK's requests waiting for their answers, by id: private in its types, read here
+ * only to tell a late answer from a current one (`test/mcp-interaction.test.ts` fails if
+ * it moves).
+ */
+interface SdkResponseHandlers {
+  _responseHandlers: Map<number, unknown>;
+}
+
 /** How many given-up direct calls are remembered for their late answers. */
 const MAX_ABANDONED = 256;
 
@@ -142,6 +151,11 @@ export class HostClient extends Client {
       if (typeof id === 'number' && this.abandoned?.delete(id) === true) {
         if ('result' in response) this.onLateResult?.(response.result);
         return;
+      }
+      // The late answer of one of the SDK's own requests, given up on by its timeout or an
+      // abort: the SDK only reports the unknown id, so a task it hands over is cancelled here.
+      if (typeof id === 'number' && 'result' in response && !(this as unknown as SdkResponseHandlers)._responseHandlers.has(id)) {
+        this.onLateResult?.(response.result);
       }
       super._onresponse(response);
       return;
