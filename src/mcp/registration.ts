@@ -137,6 +137,15 @@ export class ServerRegistration {
     return this.config.id;
   }
 
+  /**
+   * Marks the catalog as needing a listing. A field, not a closure made where a session
+   * is set up: such a closure keeps that whole scope (the first caller's signal, the
+   * set-up deadline) for as long as the session listens.
+   */
+  private readonly markDirty = (): void => {
+    this.dirty = true;
+  };
+
   /** Aborts when the server is removed (or the provider closes). */
   get signal(): AbortSignal {
     return this.removal.signal;
@@ -202,12 +211,10 @@ export class ServerRegistration {
       this.verdict = session.verdict();
       // The stream must be open before the catalog is listed: a change notified to nobody,
       // between the listing and the stream's acknowledgement, would be lost for the session.
-      const listening = session.watchToolChanges(() => {
-        this.dirty = true;
-      }, this.logger);
+      const listening = session.watchToolChanges(this.markDirty, this.logger);
       const acknowledged = await waitBounded(listening.then(() => true), { timeoutMs: LISTEN_WAIT_MS }).catch(() => false);
       // Acknowledged later: anything may have changed since the listing began.
-      if (!acknowledged) void listening.then(() => (this.dirty = true));
+      if (!acknowledged) void listening.then(this.markDirty);
       this.renewResourceSubscriptions(session);
       // A new session may serve a different catalog: list again before the next use.
       this.dirty = true;

@@ -158,13 +158,19 @@ export class StdioTransport implements Transport {
   private closing: Promise<void> | undefined;
   private closedFired = false;
   private readonly framer: LineFramer;
+  private readonly options: Omit<StdioTransportOptions, 'env'>;
+  /** The child's environment, until it is spawned: it may hold secrets, and nothing reads it after. */
+  private env: Record<string, string> | undefined;
 
-  constructor(private readonly options: StdioTransportOptions) {
+  constructor(options: StdioTransportOptions) {
+    const { env, ...rest } = options;
+    this.options = rest;
+    this.env = env;
     this.stderrTail = new TailBuffer(options.stderrBytes);
     this.framer = new LineFramer(options.maxLineBytes, (line) => this.handleLine(line));
   }
 
-  /** Never shows the options, which hold the child's environment. */
+  /** Shows the server and the child only: never the options, nor the environment while it is still held. */
   [inspect.custom](): string {
     return `StdioTransport { serverId: ${JSON.stringify(this.options.serverId)}, pid: ${this.pid} }`;
   }
@@ -203,7 +209,9 @@ export class StdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child !== undefined) throw new Error('StdioTransport already started');
-    const { command, args, env, cwd } = this.options;
+    const { command, args, cwd } = this.options;
+    const env = this.env;
+    this.env = undefined;
     if (cwd !== undefined && !isDirectory(cwd)) {
       return Promise.reject(
         new McpSpawnError(this.options.serverId, command, new Error(`the working directory ${cwd} (transport.cwd) is not a directory`)),
