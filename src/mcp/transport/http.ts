@@ -1,8 +1,8 @@
 /**
  * The Streamable HTTP transport of a server: the SDK's transport, with our bounded,
  * redirect-refusing fetch, the configured headers, and a static bearer token or the
- * server's OAuth authorizer. Without OAuth, `tools/call` takes a lean POST of its own
- * (see lean-post.ts); everything else is the SDK's.
+ * server's OAuth authorizer. `tools/call` takes a lean POST of its own (see
+ * lean-post.ts); everything else is the SDK's.
  */
 import {
   type AuthProvider,
@@ -57,7 +57,7 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
   /** Aborts lean POSTs in flight when the transport closes (made at the first one). */
   private stopped: AbortController | undefined;
 
-  constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost | undefined) {
+  constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost) {
     super(url, options);
   }
 
@@ -73,7 +73,7 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.lean === undefined || !this.started || this.closed) return super.send(message, options);
+    if (!this.started || this.closed) return super.send(message, options);
     const stopped = (this.stopped ??= new AbortController()).signal;
     return this.lean.send(this, message, options, stopped) ?? super.send(message, options);
   }
@@ -105,18 +105,18 @@ export function createHttpTransport(options: HttpTransportOptions): HostHttpTran
   const token = transport.bearerToken;
   const url = new URL(transport.url);
   let fetch = boundedFetch({ serverId, messageBytes, fetch: options.fetch });
-  let authProvider: AuthProvider | undefined;
-  if (authorizer !== undefined) {
-    fetch = authorizer.tapFetch(fetch);
-    authProvider = authorizer.authProvider();
-  } else if (token !== undefined) {
-    authProvider = { token: () => Promise.resolve(token) };
-  }
-  // OAuth sessions keep the SDK's send for every request: a token may need renewing first.
-  const lean =
-    authorizer === undefined
-      ? new LeanPost({ serverId, url, headers: transport.headers, bearerToken: token, messageBytes, fetch: leanBoundedFetch({ serverId, messageBytes, fetch: options.fetch }) })
-      : undefined;
+  const oauth = authorizer?.authProvider();
+  if (authorizer !== undefined) fetch = authorizer.tapFetch(fetch);
+  const authProvider: AuthProvider | undefined = oauth ?? (token === undefined ? undefined : { token: () => Promise.resolve(token) });
+  const lean = new LeanPost({
+    serverId,
+    url,
+    headers: transport.headers,
+    bearerToken: token,
+    tokens: oauth === undefined ? undefined : () => oauth.token(),
+    messageBytes,
+    fetch: leanBoundedFetch({ serverId, messageBytes, fetch: options.fetch }),
+  });
   return new HostHttpTransport(
     url,
     {

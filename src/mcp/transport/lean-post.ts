@@ -19,7 +19,7 @@
  *
  * What it does not own goes back to the SDK: a 401 or 403 (the server refused the
  * request, so sending it again through the SDK's `send`, which runs the authorization
- * steps, runs nothing twice), OAuth sessions, batches, other methods, resumption.
+ * steps, runs nothing twice), batches, other methods, resumption.
  */
 import {
   type JSONRPCMessage,
@@ -56,6 +56,11 @@ export interface LeanPostOptions {
   headers: Record<string, string>;
   /** The static bearer token, when the server has one. */
   bearerToken: string | undefined;
+  /**
+   * The OAuth token source (the authorizer's `AuthProvider.token`), asked before every
+   * request as the SDK's `send` asks it: it renews a token that is about to expire.
+   */
+  tokens?: (() => Promise<string | undefined>) | undefined;
   messageBytes: number;
   /** The redirect-refusing, body-bounding fetch (`leanBoundedFetch`). */
   fetch: (url: URL, init: RequestInit) => Promise<LeanResponse>;
@@ -130,8 +135,15 @@ export class LeanPost {
     return this.post(host, lean.request, lean.revision, options, stopped);
   }
 
-  private headers(host: LeanPostHost, request: JSONRPCRequest, revision: string | undefined, options: TransportSendOptions | undefined): Record<string, string> {
+  private headers(
+    host: LeanPostHost,
+    request: JSONRPCRequest,
+    revision: string | undefined,
+    options: TransportSendOptions | undefined,
+    token: string | undefined,
+  ): Record<string, string> {
     const headers = { ...this.common };
+    if (token) headers.authorization = `Bearer ${token}`;
     const sessionId = host.sessionId;
     if (sessionId) headers['mcp-session-id'] = sessionId;
     const version = host.protocolVersion;
@@ -159,8 +171,9 @@ export class LeanPost {
   ): Promise<void> {
     const requestSignal = options?.requestSignal;
     try {
+      const token = this.options.tokens === undefined ? undefined : await authToken(this.options.tokens);
       const signal = requestSignal === undefined ? AbortSignal.any([stopped]) : AbortSignal.any([stopped, requestSignal]);
-      const init: RequestInit = { method: 'POST', headers: this.headers(host, request, revision, options), body: JSON.stringify(request), signal };
+      const init: RequestInit = { method: 'POST', headers: this.headers(host, request, revision, options, token), body: JSON.stringify(request), signal };
       const lean = await this.options.fetch(this.options.url, init);
       const response = lean.response;
       if (!response.ok) {
@@ -252,6 +265,24 @@ export class LeanPost {
       host.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
       ended();
     });
+  }
+}
+
+/**
+ * The SDK's mark on an error that came out of its authorization seam (a token source
+ * that failed), which its callers read to tell it from a transport failure.
+ */
+const AUTH_SEAM_ESCAPE = Symbol.for('mcp.authSeamEscape');
+
+/** A token from `tokens`, its failure marked as the SDK's `send` marks it. */
+async function authToken(tokens: () => Promise<string | undefined>): Promise<string | undefined> {
+  try {
+    return await tokens();
+  } catch (error) {
+    if ((typeof error === 'object' && error !== null) || typeof error === 'function') {
+      Object.defineProperty(error, AUTH_SEAM_ESCAPE, { value: true, configurable: true });
+    }
+    throw error;
   }
 }
 
