@@ -67,13 +67,17 @@ async function authorize(mcp: McpToolProvider, serverId = 'api'): Promise<void> 
 }
 
 describe('client credentials', () => {
-  it('gets a token during set-up and calls the protected server', async () => {
+  it('gets a token during set-up and calls the protected server, the call carrying the token at the first try', async () => {
     const before = mark();
     const mcp = provider(CLIENT_CREDENTIALS);
     await mcp.init();
     expect(mcp.serverStatuses()[0]!.state).toBe('ready');
+    const called = mark();
     expect((await mcp.call('mcp_api_whoami', {})).isError).toBe(false);
     expect(tokenRequests(before, 'client_credentials')).toHaveLength(1);
+    // One POST, accepted: a call sent without its token would be refused first and sent again.
+    const seen = observed(log).slice(called).filter((entry) => entry.event === 'mcp');
+    expect(seen.map((entry) => [entry.outcome, entry.method])).toEqual([['ok', 'tools/call']]);
   });
 
   it('makes exactly one token request when 10 parallel calls meet an expired token', async () => {
