@@ -205,7 +205,7 @@ export async function fleetSide(era: Era, url: string | undefined, closers: Clos
 }
 
 /** Nearest-rank percentile of sorted samples. */
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array, p: number): number {
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
   return sorted[Math.min(rank, sorted.length) - 1]!;
 }

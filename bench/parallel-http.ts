@@ -9,7 +9,7 @@
  * per call over the measured batches (the server is not counted).
  */
 import { aiSdkSide } from './ai-sdk-side.js';
-import { type Closers, ERA_VERSION, type Era, fixtureTarget, fleetSide, ORDERS, rawSide, type Side, startHttpFixture } from './call-latency.js';
+import { type Closers, ERA_VERSION, type Era, fixtureTarget, fleetSide, ORDERS, percentile, rawSide, type Side, startHttpFixture } from './call-latency.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats } from './util.js';
 
 export interface ParallelHttpOptions {
@@ -35,6 +35,8 @@ export interface ParallelEraResult {
   ratio: number;
   ratioToAiSdk: number;
   aiSdkRatio: number;
+  /** 25th and 75th percentiles of the per-round ratios mcp-fleet / AI SDK (each round runs every side's batch once): the noise. */
+  roundRatioIqrToAiSdk: [number, number];
 }
 
 export interface ParallelHttpResult {
@@ -64,6 +66,7 @@ async function runEra(era: Era, options: ParallelHttpOptions): Promise<ParallelE
     for (let rep = 0; rep < options.warmup; rep++) for (const side of sides) await batch(side, options.inFlight);
     const wallMs: number[][] = sides.map(() => []);
     const cpuUs = sides.map(() => 0);
+    const roundRatios: number[] = [];
     for (let rep = 0; rep < options.reps; rep++) {
       for (const index of ORDERS[rep % ORDERS.length]!) {
         const cpu = process.cpuUsage();
@@ -73,6 +76,7 @@ async function runEra(era: Era, options: ParallelHttpOptions): Promise<ParallelE
         const used = process.cpuUsage(cpu);
         cpuUs[index]! += used.user + used.system;
       }
+      roundRatios.push(wallMs[0]![rep]! / wallMs[2]![rep]!);
     }
     const [fleet, raw, aiSdk] = sides.map(
       (side, index): ParallelSideResult => ({
@@ -81,7 +85,17 @@ async function runEra(era: Era, options: ParallelHttpOptions): Promise<ParallelE
         cpuUsPerCall: cpuUs[index]! / (options.reps * options.inFlight),
       }),
     ) as [ParallelSideResult, ParallelSideResult, ParallelSideResult];
-    return { era, fleet, raw, aiSdk, ratio: fleet.medianMs / raw.medianMs, ratioToAiSdk: fleet.medianMs / aiSdk.medianMs, aiSdkRatio: aiSdk.medianMs / raw.medianMs };
+    const sorted = Float64Array.from(roundRatios).sort();
+    return {
+      era,
+      fleet,
+      raw,
+      aiSdk,
+      ratio: fleet.medianMs / raw.medianMs,
+      ratioToAiSdk: fleet.medianMs / aiSdk.medianMs,
+      aiSdkRatio: aiSdk.medianMs / raw.medianMs,
+      roundRatioIqrToAiSdk: [percentile(sorted, 25), percentile(sorted, 75)],
+    };
   } finally {
     await Promise.allSettled(closers.map((close) => close()));
     await http.close();
@@ -98,13 +112,13 @@ export function parallelHttpTable(result: ParallelHttpResult): string {
   const rows: string[][] = [];
   for (const era of result.eras) {
     const sides = [
-      ['mcp-fleet', era.fleet, fixed(era.ratio, 3), fixed(era.ratioToAiSdk, 3)],
-      ['raw SDK', era.raw, '', ''],
-      ['@ai-sdk/mcp', era.aiSdk, fixed(era.aiSdkRatio, 3), ''],
+      ['mcp-fleet', era.fleet, fixed(era.ratio, 3), fixed(era.ratioToAiSdk, 3), era.roundRatioIqrToAiSdk.map((value) => fixed(value, 2)).join('-')],
+      ['raw SDK', era.raw, '', '', ''],
+      ['@ai-sdk/mcp', era.aiSdk, fixed(era.aiSdkRatio, 3), '', ''],
     ] as const;
-    for (const [label, side, toRaw, toAiSdk] of sides) {
-      rows.push([`${era.era} ${ERA_VERSION[era.era]}`, label, fixed(side.medianMs, 1), fixed(side.minMs, 1), fixed(side.maxMs, 1), fixed(side.cpuUsPerCall, 0), toRaw, toAiSdk]);
+    for (const [label, side, toRaw, toAiSdk, spread] of sides) {
+      rows.push([`${era.era} ${ERA_VERSION[era.era]}`, label, fixed(side.medianMs, 1), fixed(side.minMs, 1), fixed(side.maxMs, 1), fixed(side.cpuUsPerCall, 0), toRaw, toAiSdk, spread]);
     }
   }
-  return formatTable(['era', 'side', 'median ms', 'min ms', 'max ms', 'cpu µs/call', '/ raw', '/ AI SDK'], rows, 2);
+  return formatTable(['era', 'side', 'median ms', 'min ms', 'max ms', 'cpu µs/call', '/ raw', '/ AI SDK', 'IQR / AI SDK'], rows, 2);
 }

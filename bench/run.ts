@@ -14,7 +14,7 @@
  *   parallel-http        N calls in flight over Streamable HTTP, per era, the same three
  *                        (mcp-fleet with concurrency 'parallel'); wall time per batch;
  *                        issue 16: mcp-fleet <= @ai-sdk/mcp.
- *                        --parallel-in-flight 64 --parallel-reps 20 --parallel-warmup 3
+ *                        --parallel-in-flight 64 --parallel-reps 60 --parallel-warmup 3
  *   cold-start-legacy    whole sessions (connect, list, one call, close) on a legacy HTTP
  *                        server, every side negotiating 'auto', plus the HTTP requests each
  *                        makes per session; issue 16: mcp-fleet <= 1.00x the raw SDK.
@@ -117,7 +117,7 @@ function parseOptions(): Options {
       'fleet-tools': { type: 'string', default: '16' },
       'cli-reps': { type: 'string', default: '10' },
       'parallel-in-flight': { type: 'string', default: '64' },
-      'parallel-reps': { type: 'string', default: '20' },
+      'parallel-reps': { type: 'string', default: '60' },
       'parallel-warmup': { type: 'string', default: '3' },
       'cold-sessions': { type: 'string', default: '10' },
       'heap-servers': { type: 'string', default: '10' },
@@ -269,7 +269,8 @@ async function main(): Promise<void> {
         console.log(parallelHttpTable(result));
         console.log(
           `${result.inFlight} echo calls in flight per batch over Streamable HTTP (one fixture process), ${result.reps} batches per side in turn; ` +
-            'ratios of median wall time per batch (issue 16: mcp-fleet / AI SDK <= 1.00). mcp-fleet: concurrency "parallel"; the others: Promise.all.',
+            'ratios of median wall time per batch (issue 16: mcp-fleet / AI SDK <= 1.00); IQR = 25th-75th percentile of the per-round ratios (the noise). ' +
+            'mcp-fleet: concurrency "parallel"; the others: Promise.all.',
         );
         scenarios['parallel-http'] = result;
         break;
