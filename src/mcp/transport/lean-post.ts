@@ -97,11 +97,15 @@ function leanRequest(message: JSONRPCMessage): { request: JSONRPCRequest; revisi
   return { request: message, revision };
 }
 
-/** The media type of a `Content-Type` header, lowercased; `undefined` for a list or nothing. */
+/**
+ * The media type of a `Content-Type` header, lowercased, as the SDK reads it from a
+ * well-formed header (parameters, quoted ones included, are ignored); `undefined` for
+ * nothing or a list of types.
+ */
 function mediaType(header: string | null): string | undefined {
   if (header === null) return undefined;
   const essence = (header.split(';', 1)[0] ?? '').trim().toLowerCase();
-  return essence === '' || header.includes(',') ? undefined : essence;
+  return essence === '' || essence.includes(',') ? undefined : essence;
 }
 
 /** Whether a parsed message is a response (a result or an error), the way the SDK tells. */
