@@ -4,7 +4,7 @@
  * bounds what a server can make the host buffer: a JSON body in total, an SSE stream
  * per event (comments included). Errors never include the raw body.
  */
-import type { FetchLike } from '@modelcontextprotocol/client';
+import type { FetchLike, JSONRPCErrorResponse } from '@modelcontextprotocol/client';
 
 export interface BoundedFetchOptions {
   serverId: string;
@@ -134,10 +134,14 @@ export class SseEventMeter {
   }
 }
 
-/** The SSE event that fails request `id` with `failure`, as a server would send it. */
-export function sseErrorEvent(id: string | number, failure: Error): Uint8Array {
-  const message = { jsonrpc: '2.0', id, error: { code: -32603, message: failure.message } };
-  return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
+/** The JSON-RPC error that fails request `id` when its answer broke a bound. */
+export function boundBrokenError(id: string | number, failure: Error): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: failure.message } };
+}
+
+/** `boundBrokenError` as an SSE event, as a server would send it. */
+function sseErrorEvent(id: string | number, failure: Error): Uint8Array {
+  return new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(boundBrokenError(id, failure))}\n\n`);
 }
 
 /**

@@ -52,30 +52,21 @@ interface ReconnectingTransport {
 const CLOSED = new Error('The MCP transport closed');
 
 export class HostHttpTransport extends StreamableHTTPClientTransport implements LeanPostHost {
-  private started = false;
-  private closed = false;
-  /** Aborts lean POSTs in flight when the transport closes (made at the first one). */
-  private stopped: AbortController | undefined;
+  /** Aborts lean POSTs in flight when the transport closes; once aborted, every message is the SDK's. */
+  private readonly stopped = new AbortController();
 
   constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost) {
     super(url, options);
   }
 
-  override async start(): Promise<void> {
-    await super.start();
-    this.started = true;
-  }
-
   override async close(): Promise<void> {
-    this.closed = true;
-    this.stopped?.abort(CLOSED);
+    this.stopped.abort(CLOSED);
     await super.close();
   }
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (!this.started || this.closed) return super.send(message, options);
-    const stopped = (this.stopped ??= new AbortController()).signal;
-    return this.lean.send(this, message, options, stopped) ?? super.send(message, options);
+    const { signal } = this.stopped;
+    return (signal.aborted ? undefined : this.lean.send(this, message, options, signal)) ?? super.send(message, options);
   }
 
   sdkSend(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {

@@ -32,7 +32,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { type LeanResponse, leanText, McpResponseTooLargeError, SseEventMeter } from './bounded-fetch.js';
+import { boundBrokenError, type LeanResponse, leanText, McpResponseTooLargeError, SseEventMeter } from './bounded-fetch.js';
 import { plainResultResponse } from './plain-message.js';
 
 /** The transport a lean POST belongs to: its session state, its handlers, and the SDK's own steps. */
@@ -240,6 +240,10 @@ export class LeanPost {
     let lastEventId: string | undefined;
     let primed = false;
     let answered = false;
+    const deliver = (message: JSONRPCMessage): void => {
+      if (isResponse(message)) answered = true;
+      host.onmessage?.(message);
+    };
     const onEvent = (event: EventSourceMessage): void => {
       if (event.id) {
         lastEventId = event.id;
@@ -248,9 +252,7 @@ export class LeanPost {
       }
       if (!event.data || (event.event && event.event !== 'message')) return;
       try {
-        const message = parseMessage(JSON.parse(event.data));
-        if (isResponse(message)) answered = true;
-        host.onmessage?.(message);
+        deliver(parseMessage(JSON.parse(event.data)));
       } catch (error) {
         host.onerror?.(error as Error);
       }
@@ -260,10 +262,7 @@ export class LeanPost {
       else if (!intentional()) onRequestStreamEnd?.();
     };
     const { serverId, messageBytes } = this.options;
-    const tooLarge = (): void => {
-      const failure = new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event');
-      onEvent({ id: undefined, event: 'message', data: JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message: failure.message } }) });
-    };
+    const tooLarge = (): void => deliver(boundBrokenError(request.id, new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event')));
     void readSse(body, messageBytes, { onEvent, onRetry: (ms) => host.retryAfter(ms) }, tooLarge).then(ended, (error: unknown) => {
       if (intentional()) return;
       host.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
@@ -298,7 +297,8 @@ function parseMessage(value: unknown): JSONRPCMessage {
 /**
  * Feeds an SSE body to the SDK's parser, decoded as `TextDecoderStream` decodes it, each
  * event bounded to `limit` bytes: at an oversized event the complete events before it
- * are delivered, `tooLarge` is told, and the body is cancelled.
+ * are delivered, `tooLarge` is told, and the body is cancelled; the oversized event is
+ * never dispatched, not even the part of it that arrived.
  */
 async function readSse(
   body: ReadableStream<Uint8Array>,
@@ -316,8 +316,6 @@ async function readSse(
     const kept = meter.measure(value);
     if (kept >= 0) {
       parser.feed(decoder.decode(value.subarray(0, kept), { stream: true }));
-      // The blank line ends the truncated event, which is never dispatched.
-      parser.feed('\n\n');
       tooLarge();
       await reader.cancel().catch(() => {});
       return;
