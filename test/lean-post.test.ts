@@ -4,9 +4,12 @@
  * sends, and reads every answer (hand-written SSE wire forms, a JSON array, refusals)
  * into exactly what the raw SDK `Client` makes of the same answer from the same server.
  */
+import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpToolProvider, type McpServerConfig } from '../src/index.js';
+import { resolveServerConfig } from '../src/mcp/config.js';
+import { createHttpTransport } from '../src/mcp/transport/http.js';
 import { type HttpFixture, startHttpFixture } from './helpers.js';
 
 const ERAS = [
@@ -69,6 +72,16 @@ function comparable(init: RequestInit): [string, string][] {
 }
 
 describe('the lean tools/call POST', () => {
+  it('never shows the configured headers or the bearer token when its transport is inspected or serialised', () => {
+    const config = resolveServerConfig({ id: 'w', transport: { type: 'http', url: v2.url, headers: HEADERS, bearerToken: TOKEN } });
+    if (config.transport.type !== 'http') throw new Error('expected an HTTP transport');
+    const transport = createHttpTransport({ serverId: 'w', transport: config.transport, messageBytes: 1024 });
+    for (const shown of [inspect(transport, { depth: null, showHidden: true }), JSON.stringify(transport)]) {
+      expect(shown).toContain('"w"');
+      for (const secret of [TOKEN, 'blue']) expect(shown).not.toContain(secret);
+    }
+  });
+
   for (const era of ERAS) {
     it(`sends the headers the SDK transport sends, the configured ones and the bearer token included (${era.era})`, async () => {
       const posts = recordToolCallPosts();

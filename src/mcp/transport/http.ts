@@ -4,6 +4,7 @@
  * server's OAuth authorizer. `tools/call` takes a lean POST of its own (see
  * lean-post.ts); everything else is the SDK's.
  */
+import { inspect } from 'node:util';
 import {
   type AuthProvider,
   type FetchLike,
@@ -55,8 +56,22 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
   /** Aborts lean POSTs in flight when the transport closes; once aborted, every message is the SDK's. */
   private readonly stopped = new AbortController();
 
-  constructor(url: URL, options: StreamableHTTPClientTransportOptions, private readonly lean: LeanPost) {
+  constructor(
+    url: URL,
+    options: StreamableHTTPClientTransportOptions,
+    private readonly lean: LeanPost,
+    private readonly serverId: string,
+  ) {
     super(url, options);
+  }
+
+  /** Shows the server only: the transport holds the configured headers and the bearer token. */
+  [inspect.custom](): string {
+    return `HostHttpTransport { serverId: ${JSON.stringify(this.serverId)} }`;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { serverId: this.serverId };
   }
 
   override async close(): Promise<void> {
@@ -118,5 +133,6 @@ export function createHttpTransport(options: HttpTransportOptions): HostHttpTran
       ...(authProvider === undefined ? {} : { authProvider }),
     },
     lean,
+    serverId,
   );
 }
