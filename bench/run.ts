@@ -10,7 +10,7 @@
  *   call-latency         sequential calls, per transport and era, mcp-fleet, raw SDK and
  *                        @ai-sdk/mcp (`--only stdio|http` for one transport); target: median
  *                        ratio mcp-fleet / raw SDK <= 1.10 (issue 16: <= 1.00 and <= @ai-sdk/mcp).
- *                        --calls 1000 --warmup 100 --block 100
+ *                        --calls 1000 --warmup 1000 --block 100
  *   parallel-http        N calls in flight over Streamable HTTP, per era, the same three
  *                        (mcp-fleet with concurrency 'parallel'); wall time per batch;
  *                        issue 16: mcp-fleet <= @ai-sdk/mcp.
@@ -97,7 +97,7 @@ function parseOptions(): Options {
   const { values } = parseArgs({
     options: {
       calls: { type: 'string', default: '1000' },
-      warmup: { type: 'string', default: '100' },
+      warmup: { type: 'string', default: '1000' },
       block: { type: 'string', default: '100' },
       only: { type: 'string' },
       'refresh-tools': { type: 'string', default: '2048' },

@@ -8,9 +8,12 @@
  * - the request is the SDK's own: the era's `_meta` envelope from the SDK's
  *   `_outboundMetaEnvelope()`, a progress token, the transport's per-request stream on
  *   2026-07-28 HTTP, `notifications/cancelled` (or the stream's abort) on a timeout;
- * - the answer arrives through the SDK's own dispatch (`_onresponse`, the subclass seam
- *   the SDK documents for exactly this: consume what you own, pass on the rest), after
- *   the session's tap has rewritten it as for any call;
+ * - the answer arrives at the SDK's `_onresponse` (the subclass seam the SDK documents
+ *   for exactly this: consume what you own, pass on the rest), after the session's tap
+ *   has rewritten it as for any call; only the SDK's message classification in front of
+ *   it (a zod parse of the whole answer, to tell a result from a request) is skipped for
+ *   the answers of direct calls in flight, which the transport has already parsed as
+ *   JSON-RPC (see `isDirectAnswer`);
  * - a result is accepted exactly when the SDK would accept it: a plain text result (see
  *   `plainCallResult`) is what the SDK's schemas pass unchanged, and anything else goes
  *   through the SDK's era codec (`decodeResult`, then `validateResult`).
@@ -18,7 +21,8 @@
  * What needs more of the SDK goes through `callTool` (see `canCallDirectly` in
  * invoke.ts): interactive rounds, tasks, output schemas, SEP-2243 parameter headers.
  */
-import { Client, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCResponse, ProtocolError, SdkError, SdkErrorCode, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { Client, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCResponse, ProtocolError, SdkError, SdkErrorCode, type StandardSchemaV1, type Transport } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../core/json.js';
 import { plainCallResult } from './plain-result.js';
 
 export interface DirectCallOptions {
@@ -71,6 +75,43 @@ export class HostClient extends Client {
    * the session cancels a task such a result hands over, which nobody would poll.
    */
   onLateResult: ((result: unknown) => void) | undefined;
+
+  /**
+   * Connects as the SDK does, then routes the answers of direct calls straight to
+   * `_onresponse`. The SDK's dispatch classifies every message with zod parses of the whole
+   * message (result response? error response? request?), about a tenth of a stdio call's
+   * client CPU in the issue 16 profile, though the transport has parsed it as a JSON-RPC
+   * message already. The handler pre-set on the transport (the session's tap) still sees
+   * every message first, as the SDK's dispatch would have called it.
+   */
+  override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
+    const preset = transport.onmessage;
+    await super.connect(transport, options);
+    const dispatch = transport.onmessage;
+    if (dispatch === undefined) return;
+    transport.onmessage = (message, extra) => {
+      if (!this.isDirectAnswer(message)) {
+        dispatch(message, extra);
+        return;
+      }
+      preset?.(message, extra);
+      this._onresponse(message as Response);
+    };
+  }
+
+  /**
+   * Whether a message is the answer to a direct call in flight, in a form the SDK's
+   * dispatch classifies as a response: JSON-RPC 2.0, no method, and exactly one of a
+   * result object or an error object (whose fields the transport's parse has checked).
+   * Anything else, however close, takes the SDK's dispatch.
+   */
+  private isDirectAnswer(message: object): boolean {
+    const { id } = message as { id?: unknown };
+    if (typeof id !== 'number' || id >= 0 || this.direct?.has(id) !== true) return false;
+    const fields = message as Record<string, unknown>;
+    if (fields.jsonrpc !== '2.0' || 'method' in fields) return false;
+    return 'result' in fields ? isJsonObject(fields.result) && !('error' in fields) : isJsonObject(fields.error);
+  }
 
   /** Sends `tools/call` and waits for its result, rejecting as `callTool` would. */
   directCallTool(params: { name: string; arguments: Record<string, unknown> }, options: DirectCallOptions): Promise<CallToolResult> {

@@ -207,7 +207,8 @@ export async function invokeTool(
           ),
         );
       };
-      let result = await withStepUp(registration, send, waitSignal);
+      // Without an authorizer there is no scope to step up: the common path skips the retry loop.
+      let result = registration.authorizer === undefined ? await send() : await withStepUp(registration, send, waitSignal);
       const task = taskHandleOf(result);
       // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
       if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));
