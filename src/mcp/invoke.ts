@@ -15,6 +15,7 @@ import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutErr
 import { type McpLogger, silentLogger } from './logger.js';
 import { redactSecrets } from './redaction.js';
 import { refreshServers } from './refresh.js';
+import type { McpServerAuthorizer } from './auth/authorizer.js';
 import type { ServerRegistration } from './registration.js';
 import type { RouteTable } from './routes.js';
 import type { McpSession } from './session.js';
@@ -60,15 +61,20 @@ const MAX_STEP_UPS = 2;
  * Runs `send`; when the server answers 403 `insufficient_scope` (SEP-2350) and the
  * server uses client credentials, renews the token with the union of scopes and sends
  * again (the server refused before running the tool). The interactive flow records the
- * scopes for the next authorization and fails with `authorization_required`.
+ * scopes for the next authorization and fails with `authorization_required`. A server
+ * without an authorizer has no scope to step up, so its calls skip the retry loop.
  */
-async function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>, waitSignal: () => AbortSignal): Promise<T> {
+function withStepUp<T>(registration: ServerRegistration, send: () => Promise<T>, waitSignal: () => AbortSignal): Promise<T> {
+  const authorizer = registration.authorizer;
+  return authorizer === undefined ? send() : sendStepping(authorizer, send, waitSignal);
+}
+
+async function sendStepping<T>(authorizer: McpServerAuthorizer, send: () => Promise<T>, waitSignal: () => AbortSignal): Promise<T> {
   for (let stepUps = 0; ; stepUps++) {
     try {
       return await send();
     } catch (error) {
-      const authorizer = registration.authorizer;
-      if (authorizer === undefined || !InsufficientScopeError.isInstance(error)) throw error;
+      if (!InsufficientScopeError.isInstance(error)) throw error;
       // The new token is waited for within the call's deadline and the caller's signal.
       if (stepUps >= MAX_STEP_UPS || !(await waitBounded(authorizer.stepUp(error.requiredScope), { signal: waitSignal() }))) throw error;
     }
@@ -207,8 +213,7 @@ export async function invokeTool(
           ),
         );
       };
-      // Without an authorizer there is no scope to step up: the common path skips the retry loop.
-      let result = registration.authorizer === undefined ? await send() : await withStepUp(registration, send, waitSignal);
+      let result = await withStepUp(registration, send, waitSignal);
       const task = taskHandleOf(result);
       // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
       if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));
