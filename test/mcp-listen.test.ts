@@ -55,6 +55,19 @@ describe('listen streams the server ends', () => {
     }, REOPENED);
   });
 
+  it('reopens the tools/list_changed stream the server cancels with notifications/cancelled', async () => {
+    const log = observationLog();
+    const provider = await started(log);
+    await vi.waitFor(() => expect(listens(log, { toolsListChanged: true })).toBe(1), REOPENED);
+    await provider.callServerTool('l', 'cancel_streams');
+    await vi.waitFor(() => expect(listens(log, { toolsListChanged: true })).toBe(2), REOPENED);
+    await provider.callServerTool('l', 'add_tool', { name: 'after_cancel' });
+    await vi.waitFor(async () => {
+      expect((await provider.call('mcp_l_touch', { uri: 'fixture://none' })).isError).toBe(false);
+      expect(names(provider)).toContain('mcp_l_after_cancel');
+    }, REOPENED);
+  });
+
   it('reopens a resource stream: listeners hear of the gap when it opens and when it closes, then of later updates', async () => {
     const log = observationLog();
     const provider = await started(log);

@@ -21,8 +21,21 @@
  * What needs more of the SDK goes through `callTool` (see `canCallDirectly` in
  * invoke.ts): interactive rounds, tasks, output schemas, SEP-2243 parameter headers.
  */
-import { Client, type CallToolResult, type JSONRPCErrorResponse, type JSONRPCNotification, type JSONRPCResponse, ProtocolError, SdkError, SdkErrorCode, type StandardSchemaV1, type Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type CallToolResult,
+  type JSONRPCErrorResponse,
+  type JSONRPCNotification,
+  type JSONRPCResponse,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type StandardSchemaV1,
+  type SubscriptionFilter,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { isJsonObject } from '../core/json.js';
+import { type ListenClient, type ListenOptions, type ListenOwner, ListenStream, subscriptionIdOf } from './listen.js';
 import { plainCallResult } from './plain-result.js';
 
 export interface DirectCallOptions {
@@ -59,7 +72,7 @@ interface SdkResponseHandlers {
 /** How many given-up direct calls are remembered for their late answers. */
 const MAX_ABANDONED = 256;
 
-export class HostClient extends Client {
+export class HostClient extends Client implements ListenClient {
   /**
    * Direct requests use negative ids, which the SDK's counter (0, 1, 2, ...) never
    * reaches, so both can share one connection and neither mistakes the other's answers.
@@ -69,6 +82,9 @@ export class HostClient extends Client {
   private direct: Map<number, Pending> | undefined;
   /** Direct calls given up on (a timeout, an abort) whose answers may still come, oldest first. */
   private abandoned: Set<number> | undefined;
+  /** Open and opening `subscriptions/listen` streams, by request id (made at the first). */
+  private listens: Map<string, ListenStream> | undefined;
+  private listenId = 0;
 
   /**
    * Receives the result of a direct call that was given up on, when it arrives after all:
@@ -182,8 +198,53 @@ export class HostClient extends Client {
     pending.reject(reason);
   }
 
+  /**
+   * Opens a `subscriptions/listen` stream (2026-07-28 sessions only), on the wire as the
+   * SDK's `listen` does, held by one small object (see listen.ts). `owner` hears when the
+   * stream ends after its acknowledgement; `opened` rejects if it ends before.
+   */
+  openListen(filter: SubscriptionFilter, owner: ListenOwner, options: ListenOptions): ListenStream {
+    if (this.getProtocolEra() !== 'modern') {
+      throw new SdkError(SdkErrorCode.MethodNotSupportedByProtocolVersion, 'subscriptions/listen requires a 2026-07-28-era connection', {
+        method: 'subscriptions/listen',
+        protocolVersion: this.getNegotiatedProtocolVersion(),
+      });
+    }
+    // Not the SDK's `listen:<n>` ids: the two can never claim each other's messages.
+    return new ListenStream(`mcp-fleet-listen:${++this.listenId}`, this, owner, filter, options);
+  }
+
+  // What a listen stream needs of its client (`ListenClient`): methods, not closures, so an
+  // open stream costs no more than its own object.
+
+  outboundMeta(): Record<string, unknown> {
+    return this._outboundMetaEnvelope() as Record<string, unknown>;
+  }
+
+  honoredFilter(acknowledgement: JSONRPCNotification): SubscriptionFilter {
+    const honored = this._wireCodec().validateNotification('notifications/subscriptions/acknowledged', acknowledgement);
+    return honored.ok ? (honored.value as { params: { notifications: SubscriptionFilter } }).params.notifications : {};
+  }
+
+  cancelRequest(id: string): Promise<void> {
+    return this.notification({ method: 'notifications/cancelled', params: { requestId: id } });
+  }
+
+  remember(stream: ListenStream): void {
+    (this.listens ??= new Map()).set(stream.id, stream);
+  }
+
+  forget(id: string): void {
+    this.listens?.delete(id);
+  }
+
   protected override _onresponse(response: Response): void {
     const id = response.id;
+    const listen = typeof id === 'string' ? this.listens?.get(id) : undefined;
+    if (listen !== undefined) {
+      listen.answered(response);
+      return;
+    }
     const pending = typeof id === 'number' && id < 0 ? this.settle(id) : undefined;
     if (pending === undefined) {
       // The late answer of a call given up on is ours, not an unknown id to report.
@@ -250,6 +311,7 @@ export class HostClient extends Client {
   }
 
   protected override _onnotification(notification: JSONRPCNotification, extra?: Parameters<Client['_onnotification']>[1]): void {
+    if (this.listens !== undefined && this.listenNotification(notification)) return;
     const token = notification.method === 'notifications/progress' ? (notification.params as { progressToken?: unknown } | undefined)?.progressToken : undefined;
     const pending = typeof token === 'number' && token < 0 ? this.direct?.get(token) : undefined;
     if (pending === undefined || typeof token !== 'number') {
@@ -266,12 +328,30 @@ export class HostClient extends Client {
     pending.timer = this.requestTimer(token, pending.options.timeout);
   }
 
+  /** Consumes a listen stream's acknowledgement or cancellation; its change notifications pass on. */
+  private listenNotification(notification: JSONRPCNotification): boolean {
+    let id: unknown;
+    if (notification.method === 'notifications/subscriptions/acknowledged') id = subscriptionIdOf(notification);
+    else if (notification.method === 'notifications/cancelled') id = (notification.params as { requestId?: unknown } | undefined)?.requestId;
+    const stream = typeof id === 'string' ? this.listens?.get(id) : undefined;
+    if (stream === undefined) return false;
+    if (notification.method === 'notifications/cancelled') stream.cancelled();
+    else stream.acknowledged(notification);
+    return true;
+  }
+
   protected override _onclose(): void {
     if (this.direct !== undefined && this.direct.size > 0) {
       const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
       for (const id of [...this.direct.keys()]) this.settle(id)?.reject(closed);
     }
     super._onclose();
+    // After the SDK's close handling, which tells the session first: a pump whose stream
+    // ends with its connection sees a closed session and does not report a gap.
+    if (this.listens !== undefined && this.listens.size > 0) {
+      const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+      for (const stream of [...this.listens.values()]) stream.connectionClosed(closed);
+    }
   }
 }
 

@@ -176,8 +176,8 @@ export class McpSession {
         label: `resource ${uri}`,
         onGap: watch.onGap,
         logger: watch.logger,
-        check: (subscription) => {
-          if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) throw new Error('the server does not offer resource subscriptions');
+        check: (honored) => {
+          if (!honored.resourceSubscriptions?.includes(uri)) throw new Error('the server does not offer resource subscriptions');
         },
       });
       // In the map before the first await, so a concurrent subscriber finds it; gone again if the open fails.

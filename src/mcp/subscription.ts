@@ -7,8 +7,9 @@
  * `onGap` runs when a stream ends and again when the next one is acknowledged (or could
  * not be), so a change made after a refresh inside the gap is not lost either.
  */
-import type { McpSubscription, SubscriptionFilter } from '@modelcontextprotocol/client';
+import type { SubscriptionFilter } from '@modelcontextprotocol/client';
 import { errorMessage } from './errors.js';
+import type { ListenEnd, ListenOwner, ListenStream } from './listen.js';
 import type { McpLogger } from './logger.js';
 import type { McpSession } from './session.js';
 
@@ -28,16 +29,25 @@ export interface ListenPumpOptions {
   /** Runs when a stream ends, and again once it is reopened or reopening failed. */
   onGap: () => void;
   /** Throws when the server did not honour the filter (the stream is closed then). */
-  check?: (subscription: McpSubscription) => void;
+  check?: (honored: SubscriptionFilter) => void;
   logger: McpLogger;
 }
 
-export class ListenPump {
+/**
+ * Keeps one stream open. It waits for nothing while a stream is open: the stream tells it
+ * when it ends (`listenEnded`), so an idle session holds no suspended function, promise or
+ * closure for it, only this object and the stream's.
+ */
+export class ListenPump implements ListenOwner {
   private stopped = false;
-  /** Set when the pump gave up reopening (see `keepOpen`). */
+  /** Set when the pump gave up reopening (see `listenEnded`). */
   private gaveUp = false;
-  private current: McpSubscription | undefined;
-  private wake: (() => void) | undefined;
+  private current: ListenStream | undefined;
+  private reopenTimer: NodeJS.Timeout | undefined;
+  /** When the current stream was asked for. */
+  private openedAt = 0;
+  /** Consecutive streams that ended within `HEALTHY_STREAM_MS`. */
+  private shortLived = 0;
 
   constructor(
     private readonly session: McpSession,
@@ -47,14 +57,11 @@ export class ListenPump {
   /**
    * Opens the first stream; resolves once the server acknowledged it (rejects if it did
    * not), then keeps a stream open in the background until `stop()` or the session ends.
+   * `signal` bounds the wait for the acknowledgement only.
    */
   async open(signal?: AbortSignal): Promise<void> {
-    this.current = await this.listen(signal);
-    if (this.stopped) {
-      await this.current.close().catch(() => {});
-      return;
-    }
-    void this.keepOpen(this.current);
+    await this.listen(signal);
+    if (this.stopped) await this.current?.close();
   }
 
   /** Stops listening and closes the open stream in the background. */
@@ -65,8 +72,8 @@ export class ListenPump {
   /** Stops listening; resolves once the open stream's cancellation is written. */
   async close(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
-    await this.current?.close().catch(() => {});
+    clearTimeout(this.reopenTimer);
+    await this.current?.close();
   }
 
   private get active(): boolean {
@@ -78,55 +85,53 @@ export class ListenPump {
     return this.active && !this.gaveUp;
   }
 
-  private async listen(signal?: AbortSignal): Promise<McpSubscription> {
-    const subscription = await this.session.client.listen(this.options.filter, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
+  /** Opens a stream, as `current`; resolves once it is acknowledged and its filter checked. */
+  private async listen(signal?: AbortSignal): Promise<void> {
+    this.openedAt = Date.now();
+    const stream = this.session.client.openListen(this.options.filter, this, { timeout: LISTEN_ACK_MS, ...(signal ? { signal } : {}) });
+    this.current = stream;
+    const honored = await stream.opened;
     try {
-      this.options.check?.(subscription);
+      this.options.check?.(honored);
     } catch (error) {
-      await subscription.close().catch(() => {});
+      await stream.close();
       throw error;
     }
-    return subscription;
   }
 
-  private async keepOpen(first: McpSubscription): Promise<void> {
+  /** An acknowledged stream ended: report the gap, and reopen it after a pause unless it keeps ending. */
+  listenEnded(stream: ListenStream, _end: ListenEnd): void {
+    if (stream !== this.current || !this.active) return;
     const { logger, label, onGap } = this.options;
-    const serverId = this.session.serverId;
-    let stream = first;
-    let opened = Date.now();
-    let shortLived = 0;
-    for (;;) {
-      await stream.closed;
-      if (!this.active) return;
-      onGap();
-      shortLived = Date.now() - opened < HEALTHY_STREAM_MS ? shortLived + 1 : 0;
-      if (shortLived > MAX_SHORT_LIVED) {
-        // The end of this stream was just reported; nothing has happened since.
-        logger.warn({ serverId }, `${label} subscription keeps ending; live updates are off`);
-        this.gaveUp = true;
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, REOPEN_DELAY_MS).unref();
-      });
-      if (!this.active) return;
-      opened = Date.now();
-      try {
-        stream = this.current = await this.listen();
-      } catch (error) {
-        if (this.active) {
-          logger.warn({ serverId, error: errorMessage(error) }, `${label} subscription could not be reopened; live updates are off`);
-          onGap();
-        }
-        this.gaveUp = true;
-        return;
-      }
-      if (this.stopped) {
-        await stream.close().catch(() => {});
-        return;
-      }
-      onGap();
+    onGap();
+    this.shortLived = Date.now() - this.openedAt < HEALTHY_STREAM_MS ? this.shortLived + 1 : 0;
+    if (this.shortLived > MAX_SHORT_LIVED) {
+      // The end of this stream was just reported; nothing has happened since.
+      logger.warn({ serverId: this.session.serverId }, `${label} subscription keeps ending; live updates are off`);
+      this.gaveUp = true;
+      return;
     }
+    this.reopenTimer = setTimeout(() => void this.reopen(), REOPEN_DELAY_MS).unref();
+  }
+
+  private async reopen(): Promise<void> {
+    this.reopenTimer = undefined;
+    if (!this.active) return;
+    const { logger, label, onGap } = this.options;
+    try {
+      await this.listen();
+    } catch (error) {
+      if (this.active) {
+        logger.warn({ serverId: this.session.serverId, error: errorMessage(error) }, `${label} subscription could not be reopened; live updates are off`);
+        onGap();
+      }
+      this.gaveUp = true;
+      return;
+    }
+    if (this.stopped) {
+      await this.current?.close();
+      return;
+    }
+    onGap();
   }
 }
