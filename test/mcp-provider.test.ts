@@ -317,6 +317,22 @@ describe('configuration and registration', () => {
     expect(result).toMatchObject({ isError: true, output: { error: { code: 'tool_not_found' } } });
   });
 
+  it('ends a call that waits for a server set-up when the server is removed, without waiting for the set-up deadline', async () => {
+    const provider = await started();
+    // A program that reads its input and never answers: the set-up would wait its full minute.
+    await provider.addServer({
+      id: 'mute',
+      transport: { type: 'stdio', command: process.execPath, args: ['-e', 'process.stdin.resume()'] },
+      lifecycle: 'initialize',
+      startup: 'background',
+      timeouts: { setupMs: 60_000, connectAttemptMs: 60_000 },
+    });
+    const call = provider.callServerTool('mute', 'anything');
+    await vi.waitFor(() => expect(provider.serverStatuses().find((status) => status.id === 'mute')?.state).toBe('connecting'));
+    expect(await provider.removeServer('mute')).toBe(true);
+    await expect(call).rejects.toMatchObject({ code: 'tool_call_failed', reason: 'server_removed', message: 'MCP server "mute" was removed.' });
+  }, 15_000);
+
   it('rolls back a runtime add whose first refresh fails', async () => {
     const provider = await started();
     const add = provider.addServer({ id: 'broken', transport: { type: 'stdio', command: '/nonexistent/mcp-server' } });

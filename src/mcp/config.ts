@@ -539,19 +539,31 @@ function redactQuery(url: string): string {
   }
 }
 
+/** The configuration a transport belongs to, for its redacted views. */
+const OWNER = Symbol('mcp-fleet.config');
+
+// Shared by every configuration (closures made per configuration cost heap for as long as
+// each server is registered): `this` is the configuration or its transport.
+function configJson(this: ResolvedServerConfig): unknown {
+  return redactedConfig(this);
+}
+function configInspect(this: ResolvedServerConfig, _depth: number, options: object): string {
+  return inspect(redactedConfig(this), options);
+}
+function transportJson(this: { [OWNER]: ResolvedServerConfig }): unknown {
+  return redactedConfig(this[OWNER]).transport;
+}
+function transportInspect(this: { [OWNER]: ResolvedServerConfig }, _depth: number, options: object): string {
+  return inspect(redactedConfig(this[OWNER]).transport, options);
+}
+
 /**
  * Makes `JSON.stringify` and `util.inspect` of a resolved configuration (and of its
  * transport) show the redacted copy, so it can be logged safely.
  */
 function withRedaction(config: ResolvedServerConfig): ResolvedServerConfig {
-  const hide = (target: object, view: () => unknown): void => {
-    Object.defineProperty(target, 'toJSON', { value: view, enumerable: false });
-    Object.defineProperty(target, inspect.custom, {
-      value: (_depth: number, options: object) => inspect(view(), options),
-      enumerable: false,
-    });
-  };
-  hide(config.transport, () => redactedConfig(config).transport);
-  hide(config, () => redactedConfig(config));
+  const hidden = (value: unknown): PropertyDescriptor => ({ value, enumerable: false });
+  Object.defineProperties(config.transport, { [OWNER]: hidden(config), toJSON: hidden(transportJson), [inspect.custom]: hidden(transportInspect) });
+  Object.defineProperties(config, { toJSON: hidden(configJson), [inspect.custom]: hidden(configInspect) });
   return config;
 }

@@ -63,16 +63,14 @@ function freeHashedName(serverId: string, base: string, remoteName: string, isTa
   return undefined;
 }
 
-/** What one server's identities keep between assignments. */
-interface RetainedNames {
-  /** Remote name → model-facing name. */
-  names: Map<string, string>;
-  /** Normalised base name → how many retained identities share it. */
-  baseCount: Map<string, number>;
-}
-
 /** Code-unit order, as `Array.prototype.sort` without a comparator, without its string conversions. */
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Adds one to `base`'s count; returns `base`. */
+function countBase(counts: Map<string, number>, base: string): string {
+  counts.set(base, (counts.get(base) ?? 0) + 1);
+  return base;
+}
 
 /** Thrown when a server's retained identities exceed its catalog item budget. */
 export class NameBudgetError extends Error {}
@@ -97,64 +95,64 @@ export class ToolNameIndex {
    * ever offered to a new identity, so ownership never needs to be compared.
    */
   private readonly taken = new Set<string>();
-  /** Server id → what its identities retain for the life of the registration. */
-  private readonly servers = new Map<string, RetainedNames>();
+  /** Server id → its identities' names (remote name → model-facing name), retained for the life of the registration. */
+  private readonly servers = new Map<string, Map<string, string>>();
 
   /**
-   * Names the tools `remoteNames` of server `serverId`. Retained identities keep their
-   * names; new ones take the first free candidate. Throws `NameBudgetError`, changing
-   * nothing, when the retained and new identities together would exceed `maxIdentities`.
+   * Names the tools `remoteNames` of server `serverId` (a name listed twice counts once). Retained identities keep their names; new
+   * ones take the first free candidate. Throws `NameBudgetError`, changing nothing, when
+   * the retained and new identities together would exceed `maxIdentities`.
    */
   assign(serverId: string, serverNamePart: string, remoteNames: readonly string[], maxIdentities: number): NameAssignment {
-    const retained = this.servers.get(serverId) ?? { names: new Map<string, string>(), baseCount: new Map<string, number>() };
+    const retained = this.servers.get(serverId);
     const names = new Map<string, string>();
-    const fresh = new Set<string>();
+    const newcomers = new Set<string>();
     for (const remote of remoteNames) {
-      const existing = retained.names.get(remote);
+      const existing = retained?.get(remote);
       if (existing !== undefined) names.set(remote, existing);
-      else fresh.add(remote);
+      else newcomers.add(remote);
     }
     // The common refresh: every listed tool already has its name.
-    if (fresh.size === 0) return { names, dropped: [] };
+    if (newcomers.size === 0) return { names, dropped: [] };
+    const fresh = [...newcomers];
 
     // Checked before anything changes; tools dropped below (no free name) count too.
-    if (retained.names.size + fresh.size > maxIdentities) {
+    const kept = retained ?? new Map<string, string>();
+    if (kept.size + fresh.length > maxIdentities) {
       throw new NameBudgetError(
         `the catalog identity budget (${maxIdentities}) is exhausted; remove and re-add the server to reset it`,
       );
     }
-    // Bases shared by two or more remote names of this server (listed or retained) are hashed for every new one.
-    const listed = [...fresh];
-    const bases = listed.map((remote) => baseToolName(serverNamePart, remote));
-    for (const base of bases) retained.baseCount.set(base, (retained.baseCount.get(base) ?? 0) + 1);
+    // Bases shared by two or more remote names of this server (listed or retained) are
+    // hashed for every new one. Counted afresh each time rather than kept: new identities
+    // are rare after the first publication, and a count kept per server would cost a map
+    // entry per tool for as long as the server is registered.
+    const baseCount = new Map<string, number>();
+    for (const remote of kept.keys()) countBase(baseCount, baseToolName(serverNamePart, remote));
+    const bases = fresh.map((remote) => countBase(baseCount, baseToolName(serverNamePart, remote)));
     const take = (remote: string, name: string): void => {
       this.taken.add(name);
-      retained.names.set(remote, name);
+      kept.set(remote, name);
       names.set(remote, name);
     };
     // First every tool whose unsuffixed base is its own and free: no two of them can want the
     // same name, so list order cannot matter. The rest (a hashed name is needed) go in sorted
     // order, so that the rare contest between two of them does not depend on list order either.
     const needHash: number[] = [];
-    for (let i = 0; i < listed.length; i++) {
+    for (let i = 0; i < fresh.length; i++) {
       const base = bases[i]!;
-      if (retained.baseCount.get(base) === 1 && base.length <= MAX_TOOL_NAME_LENGTH && !this.taken.has(base)) take(listed[i]!, base);
+      if (baseCount.get(base) === 1 && base.length <= MAX_TOOL_NAME_LENGTH && !this.taken.has(base)) take(fresh[i]!, base);
       else needHash.push(i);
     }
-    needHash.sort((a, b) => compareStrings(listed[a]!, listed[b]!));
+    needHash.sort((a, b) => compareStrings(fresh[a]!, fresh[b]!));
     const dropped: string[] = [];
     for (const i of needHash) {
-      const remote = listed[i]!;
-      const base = bases[i]!;
-      const free = freeHashedName(serverId, base, remote, (name) => this.taken.has(name));
-      if (free !== undefined) {
-        take(remote, free);
-        continue;
-      }
-      dropped.push(remote);
-      retained.baseCount.set(base, retained.baseCount.get(base)! - 1);
+      const remote = fresh[i]!;
+      const free = freeHashedName(serverId, bases[i]!, remote, (name) => this.taken.has(name));
+      if (free !== undefined) take(remote, free);
+      else dropped.push(remote);
     }
-    this.servers.set(serverId, retained);
+    this.servers.set(serverId, kept);
     return { names, dropped };
   }
 
@@ -162,7 +160,7 @@ export class ToolNameIndex {
   release(serverId: string): void {
     const retained = this.servers.get(serverId);
     if (retained === undefined) return;
-    for (const name of retained.names.values()) this.taken.delete(name);
+    for (const name of retained.values()) this.taken.delete(name);
     this.servers.delete(serverId);
   }
 }

@@ -5,7 +5,6 @@
  * observable status. Connection set-up lives here: callers racing after a crash share
  * one new session.
  */
-import { setMaxListeners } from 'node:events';
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
 import type { McpElicitationHandler } from './interaction.js';
@@ -15,7 +14,7 @@ import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
 import { isAuthorizationError, isProtocolError } from './errors-sdk.js';
 import { waitBounded } from '../core/wait.js';
-import { OperationSignal } from './deadline.js';
+import { type AbortSource, OperationSignal, RemovalSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
 import type { McpServerState, McpServerStatus } from './policy.js';
@@ -47,22 +46,10 @@ export interface ReconnectPolicy {
   onClosed: ((event: McpServerClosedEvent) => void) | undefined;
 }
 
-/**
- * The controller of a registration's removal signal. Every call that waits on the server
- * (for a session, a refresh, a place in the queue) links to that signal and unlinks once
- * it stops waiting, so twenty calls arriving after a crash hold twenty listeners at once
- * and leak none: Node's leak warning, at ten, would be wrong about it.
- */
-function removalController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(Number.POSITIVE_INFINITY, controller.signal);
-  return controller;
-}
-
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
   readonly generation = nextGeneration++;
-  private readonly removal = removalController();
+  private readonly removal = new RemovalSignal();
   readonly connectLock = new Mutex();
   readonly refreshLock = new Mutex();
   readonly gate = new CallGate();
@@ -102,8 +89,8 @@ export class ServerRegistration {
     onResourceUpdated: (uri: string): void => this.notifyResourceUpdated(uri),
   };
 
-  /** Listeners of subscribed resources, by URI; subscriptions are renewed on every new session. */
-  readonly resourceListeners = new Map<string, Set<McpResourceListener>>();
+  /** Listeners of subscribed resources, by URI (made at the first); subscriptions are renewed on every new session. */
+  resourceListeners: Map<string, Set<McpResourceListener>> | undefined;
 
   /** OAuth for an HTTP server configured with `oauth`. */
   readonly authorizer: McpServerAuthorizer | undefined;
@@ -146,13 +133,13 @@ export class ServerRegistration {
     this.dirty = true;
   };
 
-  /** Aborts when the server is removed (or the provider closes). */
-  get signal(): AbortSignal {
-    return this.removal.signal;
+  /** Aborts when the server is removed (or the provider closes); every call that waits on the server links to it. */
+  get signal(): AbortSource {
+    return this.removal;
   }
 
   get removed(): boolean {
-    return this.removal.signal.aborted;
+    return this.removal.aborted;
   }
 
   /** The live session, or `undefined` when there is none or it has closed. */
@@ -227,7 +214,7 @@ export class ServerRegistration {
   }
 
   private notifyResourceUpdated(uri: string): void {
-    for (const listener of this.resourceListeners.get(uri) ?? []) {
+    for (const listener of this.resourceListeners?.get(uri) ?? []) {
       try {
         listener(uri);
       } catch (error) {
@@ -246,7 +233,7 @@ export class ServerRegistration {
 
   /** Subscribes a new session to every resource the application listens to (best effort). */
   private renewResourceSubscriptions(session: McpSession): void {
-    for (const uri of this.resourceListeners.keys()) {
+    for (const uri of this.resourceListeners?.keys() ?? []) {
       void session.subscribeResource(uri, this.resourceWatch(uri)).catch((error: unknown) =>
         this.logger.warn({ serverId: this.id, uri, error: errorMessage(error) }, 'could not renew a resource subscription'),
       );

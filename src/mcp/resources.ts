@@ -63,16 +63,17 @@ export async function subscribeResource(
   requireResources(registration);
   checkUri(registration, uri, 'resources/subscribe');
   options.signal?.throwIfAborted();
-  const first = !registration.resourceListeners.has(uri);
+  const first = registration.resourceListeners?.has(uri) !== true;
   if (first) {
     await onSession(registration, `resources/subscribe ${uri}`, registration.config.timeouts.requestMs, options, (session, signal) =>
       session.subscribeResource(uri, registration.resourceWatch(uri), signal),
     );
   }
-  let listeners = registration.resourceListeners.get(uri);
+  const all = (registration.resourceListeners ??= new Map<string, Set<McpResourceListener>>());
+  let listeners = all.get(uri);
   if (listeners === undefined) {
     listeners = new Set();
-    registration.resourceListeners.set(uri, listeners);
+    all.set(uri, listeners);
   }
   listeners.add(listener);
 }
@@ -87,12 +88,12 @@ export async function unsubscribeResource(
   listener: McpResourceListener | undefined,
   options: McpRequestOptions,
 ): Promise<boolean> {
-  const listeners = registration.resourceListeners.get(uri);
+  const listeners = registration.resourceListeners?.get(uri);
   if (listeners === undefined) return false;
   if (listener !== undefined && !listeners.delete(listener)) return false;
   if (listener === undefined) listeners.clear();
   if (listeners.size > 0) return true;
-  registration.resourceListeners.delete(uri);
+  registration.resourceListeners?.delete(uri);
   const session = registration.liveSession();
   if (session !== undefined) {
     await onSession(registration, `resources/unsubscribe ${uri}`, registration.config.timeouts.requestMs, options, (live) =>

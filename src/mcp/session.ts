@@ -91,6 +91,9 @@ export class McpSession {
   private quietWaiters: Set<() => void> | undefined;
   private closing: Promise<void> | undefined;
   private pump: ListenPump | undefined;
+  /** Told the URI of every `notifications/resources/updated`, once a resource is subscribed. */
+  onResourceUpdated: ((uri: string) => void) | undefined;
+  private hearingResourceUpdates = false;
   /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI, each with its first acknowledgement. */
   private resourcePumps: Map<string, { pump: ListenPump; opened: Promise<void> }> | undefined;
 
@@ -161,6 +164,7 @@ export class McpSession {
    * `subscriptions/listen` stream on 2026-07-28. Fails when the server does not offer it.
    */
   async subscribeResource(uri: string, watch: { onGap: () => void; logger: McpLogger }, signal?: AbortSignal): Promise<void> {
+    this.hearResourceUpdates();
     if (this.era === 'modern') {
       // A subscriber arriving while the stream opens shares it; if that open fails, it tries its own.
       for (let existing = this.resourcePumps?.get(uri); existing?.pump.live; existing = this.resourcePumps?.get(uri)) {
@@ -193,6 +197,14 @@ export class McpSession {
     }
     if (this.capabilities.resources?.subscribe !== true) throw new Error('the server does not offer resource subscriptions');
     await this.client.subscribeResource({ uri }, signal ? { signal } : undefined);
+  }
+
+  /** Routes `notifications/resources/updated` to `onResourceUpdated` from now on. */
+  private hearResourceUpdates(): void {
+    const onUpdated = this.onResourceUpdated;
+    if (this.hearingResourceUpdates || onUpdated === undefined) return;
+    this.hearingResourceUpdates = true;
+    this.client.setNotificationHandler('notifications/resources/updated', (notification) => onUpdated(notification.params.uri));
   }
 
   /** Stops updates of `uri`. */
@@ -372,10 +384,8 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) session.failure = error;
     logger.debug({ serverId: config.id, error: redactSecrets(errorMessage(error), config) }, 'MCP transport reported an error');
   };
-  if (options.onResourceUpdated !== undefined) {
-    const onUpdated = options.onResourceUpdated;
-    client.setNotificationHandler('notifications/resources/updated', (notification) => onUpdated(notification.params.uri));
-  }
+  // Heard from the first resource subscription on (see `subscribeResource`): most sessions never make one.
+  session.onResourceUpdated = options.onResourceUpdated;
   if (options.onToolsChanged !== undefined) {
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());

@@ -6,6 +6,7 @@
  * within `tasks.maxWaitMs` and the logical-call deadline. A task the host walks away from
  * (deadline, the caller's abort, input it cannot give) is cancelled best-effort.
  */
+import type { AbortSource } from './deadline.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from './errors.js';
@@ -47,7 +48,7 @@ export interface AwaitTaskOptions {
   maxWaitMs: number;
   requestMs: number;
   /** The caller's signal and the registration's removal signal. */
-  signals: (AbortSignal | undefined)[];
+  signals: (AbortSource | undefined)[];
   logger: McpLogger;
 }
 

@@ -5,6 +5,7 @@
  * delivery is at least once and the provider keeps no event state of its own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { OperationSignal } from '../deadline.js';
 import type { ServerRegistration } from '../registration.js';
 import { McpEventError, toEventError } from './errors.js';
 import type { McpEventSignal, McpEventSink, McpEventSubscription, McpEventSubscriptionRequest } from './types.js';
@@ -59,12 +60,17 @@ export class EventSubscriptionRun implements McpEventSubscription {
     await this.finished;
   }
 
-  private get signal(): AbortSignal {
-    return AbortSignal.any([this.stop.signal, this.registration.signal]);
+  private async run(): Promise<void> {
+    // Ends with a cancel or the server's removal; linked by hand, and unlinked once the subscription ends.
+    const life = new OperationSignal([this.stop.signal, this.registration.signal], Number.POSITIVE_INFINITY);
+    try {
+      await this.rounds(life.signal);
+    } finally {
+      life.dispose();
+    }
   }
 
-  private async run(): Promise<void> {
-    const signal = this.signal;
+  private async rounds(signal: AbortSignal): Promise<void> {
     let ending: McpEventError | undefined;
     while (!signal.aborted) {
       try {
