@@ -2,7 +2,7 @@
  * One client kind of the idle-heap scenario, alone in this process so the heap is its own
  * (bench/idle-heap.ts starts it once per kind and run):
  *
- *   node --expose-gc --import tsx bench/idle-heap-probe.ts fleet|raw|aiSdk <servers> [<warm>]
+ *   node --expose-gc --import tsx bench/idle-heap-probe.ts fleet|raw|rawLive|aiSdk <servers> [<warm>]
  *
  * Connects <warm> stdio servers first (default 40) and keeps them: that pays for every
  * lazily built module singleton and schema, and for the code V8 compiles and optimises
@@ -16,12 +16,14 @@
  *
  * Each kind connects the way its users do: mcp-fleet one `McpToolProvider` (`lifecycle:
  * 'auto'`) under a `ToolHost`, servers added with `addServer`; the raw SDK one `Client`
- * (`versionNegotiation: 'auto'`) per server, `listTools` once; `@ai-sdk/mcp` one client per
- * server (its default, discovery first), `tools()` once. Each keeps the catalog it listed.
+ * (`versionNegotiation: 'auto'`) per server, `listTools` once; `rawLive` the same with the SDK's
+ * own live tool list (`listChanged.tools`, which on 2026-07-28 keeps a `subscriptions/listen`
+ * stream open, as mcp-fleet does for its catalog); `@ai-sdk/mcp` one client per server (its
+ * default, discovery first), `tools()` once. Each keeps the catalog it listed.
  */
 import { plainEnv, repoPath, sleep } from './util.js';
 
-export type HeapKind = 'fleet' | 'raw' | 'aiSdk';
+export type HeapKind = 'fleet' | 'raw' | 'rawLive' | 'aiSdk';
 
 export interface HeapMemory {
   heapUsed: number;
@@ -73,12 +75,14 @@ async function connector(kind: HeapKind): Promise<Connect> {
       return provider.serverStatuses().find((status) => status.id === id)?.protocolVersion;
     };
   }
-  if (kind === 'raw') {
+  if (kind === 'raw' || kind === 'rawLive') {
     const { Client } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const kept: unknown[] = [];
+    // The fresh list a change brings is kept too, as mcp-fleet keeps its refreshed catalog.
+    const live = kind === 'rawLive' ? { listChanged: { tools: { onChanged: (_error: unknown, tools: unknown) => void kept.push(tools) } } } : {};
     return async () => {
-      const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      const client = new Client({ name: 'bench-raw', version: '0.0.0' }, { versionNegotiation: { mode: 'auto' }, ...live });
       await client.connect(new StdioClientTransport({ command: COMMAND, args: ARGS, env: ENV, stderr: 'ignore' }));
       // The listing an app would hold, as the other kinds hold their catalogs.
       kept.push(client, await client.listTools());
@@ -107,8 +111,8 @@ async function settledMemory(): Promise<HeapMemory> {
 
 async function main(): Promise<void> {
   const [kind, count, warm] = [process.argv[2] as HeapKind, Number(process.argv[3]), Number(process.argv[4] ?? 40)];
-  if (!['fleet', 'raw', 'aiSdk'].includes(kind) || !Number.isInteger(count) || count < 1 || !Number.isInteger(warm) || warm < 1) {
-    throw new Error('usage: idle-heap-probe.ts fleet|raw|aiSdk <servers> [<warm>]');
+  if (!['fleet', 'raw', 'rawLive', 'aiSdk'].includes(kind) || !Number.isInteger(count) || count < 1 || !Number.isInteger(warm) || warm < 1) {
+    throw new Error('usage: idle-heap-probe.ts fleet|raw|rawLive|aiSdk <servers> [<warm>]');
   }
   const connect = await connector(kind);
   const empty = await settledMemory();

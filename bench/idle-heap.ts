@@ -29,6 +29,9 @@ export interface IdleHeapResult {
   /** Median marginal heapUsed per server, bytes, and its ratios. */
   medianPerServer: Record<HeapKind, number>;
   ratio: number;
+  /** mcp-fleet against the raw SDK keeping its tool list live (`rawLive`): the like-for-like comparison. */
+  ratioToRawLive: number;
+  rawLiveRatio: number;
   ratioToAiSdk: number;
   aiSdkRatio: number;
   /** Median average heapUsed per server with the warm-up ones included, bytes, and its ratios. */
@@ -40,7 +43,7 @@ export interface IdleHeapResult {
 
 const PROBE = repoPath('bench/idle-heap-probe.ts');
 const PROBE_TIMEOUT_MS = 120_000;
-const KINDS: HeapKind[] = ['fleet', 'raw', 'aiSdk'];
+const KINDS: HeapKind[] = ['fleet', 'raw', 'rawLive', 'aiSdk'];
 
 async function probe(kind: HeapKind, servers: number, warm: number): Promise<IdleHeapReport> {
   // Without NODE_OPTIONS (tsx may have put its loader there): the probe loads tsx itself.
@@ -62,7 +65,7 @@ async function probe(kind: HeapKind, servers: number, warm: number): Promise<Idl
 }
 
 export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapResult> {
-  const reports: Record<HeapKind, IdleHeapReport[]> = { fleet: [], raw: [], aiSdk: [] };
+  const reports: Record<HeapKind, IdleHeapReport[]> = { fleet: [], raw: [], rawLive: [], aiSdk: [] };
   for (let run = 0; run < options.runs; run++) {
     // Rotate who goes first: the machine's state (page cache, load) drifts between probes.
     for (let i = 0; i < KINDS.length; i++) {
@@ -73,6 +76,7 @@ export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapRes
   const medians = (pick: (report: IdleHeapReport) => number): Record<HeapKind, number> => ({
     fleet: median(reports.fleet.map(pick)),
     raw: median(reports.raw.map(pick)),
+    rawLive: median(reports.rawLive.map(pick)),
     aiSdk: median(reports.aiSdk.map(pick)),
   });
   const medianPerServer = medians((report) => report.perServer.heapUsed);
@@ -84,6 +88,8 @@ export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapRes
     reports,
     medianPerServer,
     ratio: medianPerServer.fleet / medianPerServer.raw,
+    ratioToRawLive: medianPerServer.fleet / medianPerServer.rawLive,
+    rawLiveRatio: medianPerServer.rawLive / medianPerServer.raw,
     ratioToAiSdk: medianPerServer.fleet / medianPerServer.aiSdk,
     aiSdkRatio: medianPerServer.aiSdk / medianPerServer.raw,
     medianAverage,
@@ -95,23 +101,30 @@ export async function runIdleHeap(options: IdleHeapOptions): Promise<IdleHeapRes
 
 /** RSS per server stays in the JSON only: the allocator returns pages in lumps, so it can even go negative. */
 export function idleHeapTable(result: IdleHeapResult): string {
-  const kib = (bytes: number) => fixed(bytes / KiB, 0);
-  const labels: Record<HeapKind, string> = { fleet: 'mcp-fleet (auto)', raw: 'raw SDK (auto)', aiSdk: '@ai-sdk/mcp (default)' };
+  const kib = (bytes: number) => fixed(bytes / KiB, 1);
+  const labels: Record<HeapKind, string> = {
+    fleet: 'mcp-fleet (auto)',
+    raw: 'raw SDK (auto)',
+    rawLive: 'raw SDK (auto, live list)',
+    aiSdk: '@ai-sdk/mcp (default)',
+  };
   // Ratios of the medians over the runs, shown once per kind.
   const ratios: Record<HeapKind, string[]> = {
-    fleet: [fixed(result.ratio, 2), fixed(result.ratioToAiSdk, 2), fixed(result.averageRatio, 2), fixed(result.averageRatioToAiSdk, 2)],
-    raw: ['', '', '', ''],
-    aiSdk: [fixed(result.aiSdkRatio, 2), '', fixed(result.averageAiSdkRatio, 2), ''],
+    fleet: [fixed(result.ratio, 2), fixed(result.ratioToRawLive, 2), fixed(result.ratioToAiSdk, 2), fixed(result.averageRatio, 2), fixed(result.averageRatioToAiSdk, 2)],
+    raw: ['', '', '', '', ''],
+    rawLive: [fixed(result.rawLiveRatio, 2), '', '', '', ''],
+    aiSdk: [fixed(result.aiSdkRatio, 2), '', '', fixed(result.averageAiSdkRatio, 2), ''],
   };
   const rows = KINDS.flatMap((kind) =>
     result.reports[kind].map((report, run) => {
-      const [toRaw, toAiSdk, averageToRaw, averageToAiSdk] = run === 0 ? ratios[kind] : ['', '', '', ''];
+      const [toRaw, toRawLive, toAiSdk, averageToRaw, averageToAiSdk] = run === 0 ? ratios[kind] : ['', '', '', '', ''];
       return [
         labels[kind],
         String(run + 1),
         report.protocolVersion ?? '?',
         kib(report.perServer.heapUsed),
         toRaw!,
+        toRawLive!,
         toAiSdk!,
         kib(report.averageHeapUsed),
         averageToRaw!,
@@ -122,7 +135,7 @@ export function idleHeapTable(result: IdleHeapResult): string {
     }),
   );
   return formatTable(
-    ['kind', 'run', 'era', 'heap KiB/server', '/ raw', '/ AI SDK', 'avg incl. warm-up KiB', '/ raw', '/ AI SDK', 'first server KiB', 'external KiB/server'],
+    ['kind', 'run', 'era', 'heap KiB/server', '/ raw', '/ raw live', '/ AI SDK', 'avg incl. warm-up KiB', '/ raw', '/ AI SDK', 'first server KiB', 'external KiB/server'],
     rows,
     3,
   );

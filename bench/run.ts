@@ -20,7 +20,8 @@
  *                        makes per session; issue 16: mcp-fleet <= 1.00x the raw SDK.
  *                        --cold-sessions 10
  *   idle-heap            V8 heap per connected idle stdio server, one fresh process per client
- *                        kind; issue 16: mcp-fleet <= 1.00x the raw SDK.
+ *                        kind (the raw SDK also with its own live tool list, like for like);
+ *                        issue 16: mcp-fleet <= 1.00x the raw SDK.
  *                        --heap-servers 10 --heap-runs 1 --heap-warm 40
  *   refresh-latency      call latency while a 2,048-tool catalog is refreshed in a loop;
  *                        target: within 2x of the quiet median.
@@ -294,6 +295,7 @@ async function main(): Promise<void> {
         console.log(
           `${result.servers} idle stdio servers (test/fixtures/v2-server.mjs) per fresh process, after ${result.warm} warm-up servers that pay the one-off costs ` +
             '(lazy state, and JIT code of a connect path getting hot); heapUsed after gc; ratios of medians (issue 16: mcp-fleet / raw <= 1.00; ' +
+            '"live list" = the raw SDK with listChanged.tools, keeping a subscriptions/listen stream open as mcp-fleet does for its catalog; ' +
             '"avg incl. warm-up" counts the one-off costs too, like a figure taken from an empty process).',
         );
         scenarios['idle-heap'] = result;
