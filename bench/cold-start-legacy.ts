@@ -6,7 +6,11 @@
  * the client, connect, list the tools, call `echo` once, close; timed whole.
  *
  * The timed sessions run against test/fixtures/legacy-http-server.mjs, sides taking turns
- * in all six orders. Then one more session per side runs against the same server wrapped by
+ * in all six orders, twice: first after one untimed session per side (the code of each
+ * client still mostly interpreted: mcp-fleet's own layers, run by its sessions only, warm
+ * up slower than the SDK code both sides share), then again after `warmSessions` more per
+ * side (a process that opens sessions all day, each client's code compiled). Then one
+ * more session per side runs against the same server wrapped by
  * bench/fixtures/counted-legacy-http.mjs, which reports each HTTP request it gets: what a
  * session costs in round trips, which is where a negotiation gap should show.
  */
@@ -17,8 +21,10 @@ import { ORDERS, startHttpFixture } from './call-latency.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats, repoPath, sleep } from './util.js';
 
 export interface ColdStartLegacyOptions {
-  /** Timed sessions per side. */
+  /** Timed sessions per side, in each phase. */
   sessions: number;
+  /** Untimed sessions per side before the second, warm phase. */
+  warmSessions: number;
 }
 
 export type ColdSideName = 'fleet' | 'raw' | 'aiSdk';
@@ -31,11 +37,15 @@ export interface ColdSideResult extends MsStats {
 
 export interface ColdStartLegacyResult {
   sessions: number;
+  warmSessions: number;
+  /** After one untimed session per side: the issue 16 figure. */
   sides: Record<ColdSideName, ColdSideResult>;
   /** Median ratios. */
   ratio: number;
   ratioToAiSdk: number;
   aiSdkRatio: number;
+  /** The same sessions after `warmSessions` more untimed ones per side. */
+  warm: { sides: Record<ColdSideName, MsStats>; ratio: number; ratioToAiSdk: number; aiSdkRatio: number };
 }
 
 const ARGS = { text: 'hello' };
@@ -107,33 +117,53 @@ async function countRequests(): Promise<Record<ColdSideName, string[]>> {
   }
 }
 
+type Times = Record<ColdSideName, number[]>;
+
+/** `sessions` timed sessions per side, the sides taking turns in every order. */
+async function timedSessions(url: string, sessions: number, versions: Partial<Record<ColdSideName, string>>): Promise<Times> {
+  const times: Times = { fleet: [], raw: [], aiSdk: [] };
+  for (let session = 0; session < sessions; session++) {
+    for (const index of ORDERS[session % ORDERS.length]!) {
+      const name = NAMES[index]!;
+      const start = process.hrtime.bigint();
+      versions[name] = await SESSIONS[name](url);
+      times[name].push(elapsedMs(start));
+    }
+  }
+  return times;
+}
+
 export async function runColdStartLegacy(options: ColdStartLegacyOptions): Promise<ColdStartLegacyResult> {
   const server = await startHttpFixture(LEGACY, []);
-  const times: Record<ColdSideName, number[]> = { fleet: [], raw: [], aiSdk: [] };
   const versions: Partial<Record<ColdSideName, string>> = {};
+  let cold: Times;
+  let warm: Times;
   try {
     // One untimed session each loads and compiles every side's code first.
     for (const name of NAMES) await SESSIONS[name](server.url);
-    for (let session = 0; session < options.sessions; session++) {
-      for (const index of ORDERS[session % ORDERS.length]!) {
-        const name = NAMES[index]!;
-        const start = process.hrtime.bigint();
-        versions[name] = await SESSIONS[name](server.url);
-        times[name].push(elapsedMs(start));
-      }
-    }
+    cold = await timedSessions(server.url, options.sessions, versions);
+    for (let session = 0; session < options.warmSessions; session++) for (const name of NAMES) await SESSIONS[name](server.url);
+    warm = await timedSessions(server.url, options.sessions, versions);
   } finally {
     await server.close();
   }
   const requests = await countRequests();
-  const side = (name: ColdSideName): ColdSideResult => ({ ...msStats(times[name]), protocolVersion: versions[name], requests: requests[name] });
+  const side = (name: ColdSideName): ColdSideResult => ({ ...msStats(cold[name]), protocolVersion: versions[name], requests: requests[name] });
   const sides = { fleet: side('fleet'), raw: side('raw'), aiSdk: side('aiSdk') };
+  const warmSides = { fleet: msStats(warm.fleet), raw: msStats(warm.raw), aiSdk: msStats(warm.aiSdk) };
   return {
     sessions: options.sessions,
+    warmSessions: options.warmSessions,
     sides,
     ratio: sides.fleet.medianMs / sides.raw.medianMs,
     ratioToAiSdk: sides.fleet.medianMs / sides.aiSdk.medianMs,
     aiSdkRatio: sides.aiSdk.medianMs / sides.raw.medianMs,
+    warm: {
+      sides: warmSides,
+      ratio: warmSides.fleet.medianMs / warmSides.raw.medianMs,
+      ratioToAiSdk: warmSides.fleet.medianMs / warmSides.aiSdk.medianMs,
+      aiSdkRatio: warmSides.aiSdk.medianMs / warmSides.raw.medianMs,
+    },
   };
 }
 
@@ -148,15 +178,30 @@ function byVerb(requests: string[]): string {
 }
 
 export function coldStartLegacyTable(result: ColdStartLegacyResult): string {
+  const { sides, warm } = result;
   const rows = [
-    ['mcp-fleet (auto)', result.sides.fleet, fixed(result.ratio, 3), fixed(result.ratioToAiSdk, 3)],
-    ['raw SDK (auto)', result.sides.raw, '', ''],
-    ['@ai-sdk/mcp (default)', result.sides.aiSdk, fixed(result.aiSdkRatio, 3), ''],
+    ['after 1', 'mcp-fleet (auto)', sides.fleet, fixed(result.ratio, 3), fixed(result.ratioToAiSdk, 3)],
+    ['', 'raw SDK (auto)', sides.raw, '', ''],
+    ['', '@ai-sdk/mcp (default)', sides.aiSdk, fixed(result.aiSdkRatio, 3), ''],
+    [`after ${result.warmSessions + 1}`, 'mcp-fleet (auto)', warm.sides.fleet, fixed(warm.ratio, 3), fixed(warm.ratioToAiSdk, 3)],
+    ['', 'raw SDK (auto)', warm.sides.raw, '', ''],
+    ['', '@ai-sdk/mcp (default)', warm.sides.aiSdk, fixed(warm.aiSdkRatio, 3), ''],
   ] as const;
+  const names: Record<string, ColdSideResult> = { 'mcp-fleet (auto)': sides.fleet, 'raw SDK (auto)': sides.raw, '@ai-sdk/mcp (default)': sides.aiSdk };
   return formatTable(
-    ['side', 'era', 'median ms', 'min ms', 'max ms', '/ raw', '/ AI SDK', 'requests per session'],
-    rows.map(([label, side, toRaw, toAiSdk]) => [label, side.protocolVersion ?? '?', fixed(side.medianMs, 1), fixed(side.minMs, 1), fixed(side.maxMs, 1), toRaw, toAiSdk, byVerb(side.requests)]),
-    2,
-    [7],
+    ['untimed sessions first', 'side', 'era', 'median ms', 'min ms', 'max ms', '/ raw', '/ AI SDK', 'requests per session'],
+    rows.map(([phase, label, side, toRaw, toAiSdk]) => [
+      phase,
+      label,
+      names[label]!.protocolVersion ?? '?',
+      fixed(side.medianMs, 1),
+      fixed(side.minMs, 1),
+      fixed(side.maxMs, 1),
+      toRaw,
+      toAiSdk,
+      byVerb(names[label]!.requests),
+    ]),
+    3,
+    [8],
   );
 }

@@ -15,8 +15,18 @@ export interface AbortSource {
  */
 export class RemovalSignal implements AbortSource {
   aborted = false;
-  reason: unknown;
   private listeners: Set<() => void> | undefined;
+  /** Builds the reason the first time anyone asks: usually nobody is waiting, and an error's stack costs. */
+  private makeReason: (() => unknown) | undefined;
+  private builtReason: unknown;
+
+  get reason(): unknown {
+    if (this.makeReason !== undefined) {
+      this.builtReason = this.makeReason();
+      this.makeReason = undefined;
+    }
+    return this.builtReason;
+  }
 
   addEventListener(_type: 'abort', listener: () => void): void {
     if (!this.aborted) (this.listeners ??= new Set()).add(listener);
@@ -26,11 +36,11 @@ export class RemovalSignal implements AbortSource {
     if (this.listeners?.delete(listener) === true && this.listeners.size === 0) this.listeners = undefined;
   }
 
-  /** Aborts once, with `reason`, calling every linked listener. */
-  abort(reason: unknown): void {
+  /** Aborts once, with the reason `makeReason` builds, calling every linked listener. */
+  abort(makeReason: () => unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = reason;
+    this.makeReason = makeReason;
     const listeners = this.listeners;
     this.listeners = undefined;
     for (const listener of listeners ?? []) listener();

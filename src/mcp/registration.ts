@@ -350,7 +350,7 @@ export class ServerRegistration {
 
   /** Cancels everything in flight and closes the session. */
   async remove(): Promise<void> {
-    this.removal.abort(new McpServerRemovedError(this.id));
+    this.removal.abort(() => new McpServerRemovedError(this.id));
     const session = this.session;
     this.session = undefined;
     await session?.close();

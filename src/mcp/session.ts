@@ -27,6 +27,7 @@ import { HostClient } from './host-client.js';
 import { installTap, taskHandleOf } from './tap.js';
 import { cancelTask } from './tasks.js';
 import { isJsonObject } from '../core/json.js';
+import { OperationSignal } from './deadline.js';
 
 /** Identity of this host, sent to servers. */
 export const CLIENT_INFO = { name: 'mcp-fleet', version: '0.1.0', title: 'mcp-fleet MCP host' } as const;
@@ -87,6 +88,8 @@ export class McpSession {
   private isClosed = false;
   private retired = false;
   private inflight = 0;
+  /** Whether anything was ever tracked: a session nothing has used yet is quiet at once. */
+  private used = false;
   /** Wakes `whenQuiet` callers when the last tracked work ends; made on first use, like the pumps below (most sessions need neither). */
   private quietWaiters: Set<() => void> | undefined;
   private closing: Promise<void> | undefined;
@@ -221,6 +224,7 @@ export class McpSession {
   /** Counts `work` as in flight: a retired session closes only once its in-flight work is done. */
   track<T>(work: Promise<T>): Promise<T> {
     this.inflight++;
+    this.used = true;
     const done = (): void => {
       this.inflight--;
       if (this.inflight > 0) return;
@@ -236,8 +240,10 @@ export class McpSession {
    * nothing new started within a turn of the event loop, or after `maxMs` at the latest.
    * Background work such as catalog paging waits on it, so the calls an agent is making
    * reach the server first instead of queueing behind a page the server must serialise.
+   * A session nothing has used yet (the first listing after set-up) does not wait.
    */
   async whenQuiet(maxMs: number): Promise<void> {
+    if (!this.used) return;
     const deadline = performance.now() + maxMs;
     for (;;) {
       if (this.inflight === 0) {
@@ -348,7 +354,9 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     // Pagination is walked by the catalog itself, page by page, under its own budgets.
     listMaxPages: config.limits.catalogPages,
   });
-  const attemptSignal = AbortSignal.any([options.signal, AbortSignal.timeout(config.timeouts.connectAttemptMs)]);
+  // Linked by hand and released once connected (cheaper than `AbortSignal.any` with `AbortSignal.timeout`).
+  const attemptDeadline = new OperationSignal([options.signal], config.timeouts.connectAttemptMs);
+  const attemptSignal = attemptDeadline.signal;
   const transport = newTransport(config, logger, options.authorizer, attemptSignal);
   const events = new EventRouter();
   installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra(), events });
@@ -404,6 +412,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     throw Object.assign(failure, { stderrTail: stderr === undefined ? undefined : redactSecrets(stderr, config) });
   } finally {
     attemptSignal.removeEventListener('abort', abandon);
+    attemptDeadline.dispose();
   }
 }
 
