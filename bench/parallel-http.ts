@@ -24,6 +24,8 @@ export interface ParallelHttpOptions {
 export interface ParallelSideResult extends MsStats {
   protocolVersion: string | undefined;
   cpuUsPerCall: number;
+  /** `MaxListenersExceededWarning`s emitted while this side's batches ran (counted, not printed). */
+  leakWarnings: number;
 }
 
 export interface ParallelEraResult {
@@ -51,6 +53,28 @@ async function batch(side: Side, inFlight: number): Promise<void> {
   await Promise.all(Array.from({ length: inFlight }, () => side.call()));
 }
 
+/**
+ * Counts the `MaxListenersExceededWarning`s emitted while `run` goes, by the side whose
+ * batch is running (`current()`), instead of printing each: a side that passes one
+ * long-lived signal to every request prints one per request past 1,500. Other warnings
+ * are printed as usual.
+ */
+async function countingLeakWarnings<T>(current: () => number, counts: number[], run: () => Promise<T>): Promise<T> {
+  const printers = process.listeners('warning');
+  process.removeAllListeners('warning');
+  const count = (warning: Error): void => {
+    if (warning.name === 'MaxListenersExceededWarning' && current() >= 0) counts[current()]!++;
+    else for (const print of printers) print(warning);
+  };
+  process.on('warning', count);
+  try {
+    return await run();
+  } finally {
+    process.off('warning', count);
+    for (const print of printers) process.on('warning', print);
+  }
+}
+
 async function runEra(era: Era, options: ParallelHttpOptions): Promise<ParallelEraResult> {
   const http = await startHttpFixture();
   const closers: Closers = [];
@@ -63,26 +87,39 @@ async function runEra(era: Era, options: ParallelHttpOptions): Promise<ParallelE
     for (const side of sides) {
       if (side.protocolVersion !== ERA_VERSION[era]) throw new Error(`a side negotiated ${side.protocolVersion ?? 'nothing'}, expected ${ERA_VERSION[era]}`);
     }
-    for (let rep = 0; rep < options.warmup; rep++) for (const side of sides) await batch(side, options.inFlight);
     const wallMs: number[][] = sides.map(() => []);
     const cpuUs = sides.map(() => 0);
     const roundRatios: number[] = [];
-    for (let rep = 0; rep < options.reps; rep++) {
-      for (const index of ORDERS[rep % ORDERS.length]!) {
-        const cpu = process.cpuUsage();
-        const start = process.hrtime.bigint();
-        await batch(sides[index], options.inFlight);
-        wallMs[index]!.push(elapsedMs(start));
-        const used = process.cpuUsage(cpu);
-        cpuUs[index]! += used.user + used.system;
+    const warnings = sides.map(() => 0);
+    let running = -1;
+    await countingLeakWarnings(() => running, warnings, async () => {
+      for (let rep = 0; rep < options.warmup; rep++) {
+        for (const [index, side] of sides.entries()) {
+          running = index;
+          await batch(side, options.inFlight);
+        }
       }
-      roundRatios.push(wallMs[0]![rep]! / wallMs[2]![rep]!);
-    }
+      for (let rep = 0; rep < options.reps; rep++) {
+        for (const index of ORDERS[rep % ORDERS.length]!) {
+          running = index;
+          const cpu = process.cpuUsage();
+          const start = process.hrtime.bigint();
+          await batch(sides[index], options.inFlight);
+          wallMs[index]!.push(elapsedMs(start));
+          const used = process.cpuUsage(cpu);
+          cpuUs[index]! += used.user + used.system;
+        }
+        roundRatios.push(wallMs[0]![rep]! / wallMs[2]![rep]!);
+      }
+      // A warning is emitted a tick after the listener that set it off.
+      await new Promise((resolve) => setImmediate(resolve));
+    });
     const [fleet, raw, aiSdk] = sides.map(
       (side, index): ParallelSideResult => ({
         ...msStats(wallMs[index]!),
         protocolVersion: side.protocolVersion,
         cpuUsPerCall: cpuUs[index]! / (options.reps * options.inFlight),
+        leakWarnings: warnings[index]!,
       }),
     ) as [ParallelSideResult, ParallelSideResult, ParallelSideResult];
     const sorted = Float64Array.from(roundRatios).sort();
@@ -117,8 +154,19 @@ export function parallelHttpTable(result: ParallelHttpResult): string {
       ['@ai-sdk/mcp', era.aiSdk, fixed(era.aiSdkRatio, 3), '', ''],
     ] as const;
     for (const [label, side, toRaw, toAiSdk, spread] of sides) {
-      rows.push([`${era.era} ${ERA_VERSION[era.era]}`, label, fixed(side.medianMs, 1), fixed(side.minMs, 1), fixed(side.maxMs, 1), fixed(side.cpuUsPerCall, 0), toRaw, toAiSdk, spread]);
+      rows.push([
+        `${era.era} ${ERA_VERSION[era.era]}`,
+        label,
+        fixed(side.medianMs, 1),
+        fixed(side.minMs, 1),
+        fixed(side.maxMs, 1),
+        fixed(side.cpuUsPerCall, 0),
+        toRaw,
+        toAiSdk,
+        spread,
+        String(side.leakWarnings),
+      ]);
     }
   }
-  return formatTable(['era', 'side', 'median ms', 'min ms', 'max ms', 'cpu µs/call', '/ raw', '/ AI SDK', 'IQR / AI SDK'], rows, 2);
+  return formatTable(['era', 'side', 'median ms', 'min ms', 'max ms', 'cpu µs/call', '/ raw', '/ AI SDK', 'IQR / AI SDK', 'leak warnings'], rows, 2);
 }

@@ -273,7 +273,8 @@ async function main(): Promise<void> {
         console.log(
           `${result.inFlight} echo calls in flight per batch over Streamable HTTP (one fixture process), ${result.reps} batches per side in turn; ` +
             'ratios of median wall time per batch (issue 16: mcp-fleet / AI SDK <= 1.00); IQR = 25th-75th percentile of the per-round ratios (the noise). ' +
-            'mcp-fleet: concurrency "parallel"; the others: Promise.all.',
+            'mcp-fleet: concurrency "parallel"; the others: Promise.all. Leak warnings = MaxListenersExceededWarning emitted during the side\'s batches, counted instead of printed ' +
+            '(a client that passes one long-lived signal to every fetch gets one per request past 1,500).',
         );
         scenarios['parallel-http'] = result;
         break;
