@@ -99,9 +99,10 @@ export class ToolNameIndex {
   private readonly servers = new Map<string, Map<string, string>>();
 
   /**
-   * Names the tools `remoteNames` of server `serverId` (a name listed twice counts once). Retained identities keep their names; new
-   * ones take the first free candidate. Throws `NameBudgetError`, changing nothing, when
-   * the retained and new identities together would exceed `maxIdentities`.
+   * Names the tools `remoteNames` of server `serverId` (a name listed twice counts once).
+   * Retained identities keep their names; new ones take the first free candidate. Throws
+   * `NameBudgetError`, changing nothing, when the retained and new identities together
+   * would exceed `maxIdentities`.
    */
   assign(serverId: string, serverNamePart: string, remoteNames: readonly string[], maxIdentities: number): NameAssignment {
     const retained = this.servers.get(serverId);
