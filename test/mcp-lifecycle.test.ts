@@ -130,3 +130,29 @@ describe('protocol lifecycles over Streamable HTTP', () => {
     });
   }
 });
+
+describe('closing a session', () => {
+  for (const http of [false, true]) {
+    it(`closes its ${http ? 'Streamable HTTP' : 'stdio'} transport once, and the SDK handles that close once`, async () => {
+      const { openSession } = await import('../src/mcp/session.js');
+      const { resolveServerConfig } = await import('../src/mcp/config.js');
+      const { silentLogger } = await import('../src/index.js');
+      let transport = stdioFixture('once', 'v2-server.mjs').transport;
+      if (http) {
+        const server = await startHttpFixture('v2-server.mjs');
+        servers.push(server);
+        transport = { type: 'http', url: server.url };
+      }
+      const session = await openSession({ config: resolveServerConfig({ id: 'once', transport }), logger: silentLogger, prior: undefined, signal: new AbortController().signal });
+      const reported = session.transport.onclose!;
+      let closes = 0;
+      session.transport.onclose = () => {
+        closes++;
+        reported();
+      };
+      await session.close();
+      expect(closes).toBe(1);
+      expect(session.closed).toBe(true);
+    });
+  }
+});

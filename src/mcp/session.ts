@@ -307,7 +307,12 @@ export class McpSession {
     for (const { pump } of this.resourcePumps?.values() ?? []) pump.stop();
     this.resourcePumps?.clear();
     this.closing ??= (async () => {
+      const connected = this.client.transport === this.transport;
       await this.client.close().catch(() => {});
+      // The client closes the transport it connected, and lets go of it once it reports the
+      // close; one it never connected, or did not close, is closed here. Closing it twice
+      // would report the close twice, and the SDK would handle it (building its error) again.
+      if (connected && this.client.transport === undefined) return;
       await this.transport.close().catch(() => {});
     })();
     return this.closing;
