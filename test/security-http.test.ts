@@ -39,6 +39,15 @@ describe('redirects', () => {
     await expect(mcp.init()).rejects.toThrow(/HTTP 307 redirecting to http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(observed(log).some((entry) => entry.event === 'cross-origin-hit')).toBe(false);
   });
+
+  it('never follows a redirect met after set-up either, and says so without its target', async () => {
+    const { server, log } = await hostile();
+    const mcp = provider({ id: 'later', transport: { type: 'http', url: `${server.url}/moves-later` }, lifecycle: 'initialize' });
+    await mcp.init();
+    expect(mcp.serverStatuses()[0]!.state).toBe('ready');
+    await expect(mcp.refreshServer('later')).rejects.toThrow('answered with an HTTP redirect to an unnamed location; redirects are never followed');
+    expect(observed(log).some((entry) => entry.event === 'cross-origin-hit')).toBe(false);
+  });
 });
 
 describe('bounded HTTP responses', () => {
@@ -48,6 +57,20 @@ describe('bounded HTTP responses', () => {
     await mcp.init();
     expect(mcp.serverStatuses()[0]!.state).toBe('ready');
     return { mcp, log };
+  }
+
+  for (const era of ['2026-07-28', '2025-11-25'] as const) {
+    it(`never follows a redirect answering a tools/call (${era}): the call fails naming it, the other origin receives nothing, the session goes on`, async () => {
+      const { server, log } = await hostile();
+      const mcp = provider({ id: 'h', transport: { type: 'http', url: `${server.url}/hostile` }, lifecycle: era === '2026-07-28' ? 'discover' : 'initialize' });
+      await mcp.init();
+      expect(mcp.serverStatuses()[0]!.protocolVersion).toBe(era);
+      const result = await mcp.call('mcp_h_moved', {});
+      expect(result.isError).toBe(true);
+      expect((result.modelOutput!.parts[0] as { text: string }).text).toContain('answered with an HTTP redirect to an unnamed location; redirects are never followed');
+      expect(observed(log).some((entry) => entry.event === 'cross-origin-hit')).toBe(false);
+      expect((await mcp.call('mcp_h_echo', {})).isError).toBe(false);
+    });
   }
 
   it('fails a 50 MiB JSON body at the limit, without the body in the error, and keeps the session', async () => {
