@@ -29,6 +29,14 @@ function listens(log: string, filter: object): number {
 
 const names = (provider: McpToolProvider): string[] => provider.definitions().map((definition) => definition.name);
 
+/** Waits until a call (which lists a stale catalog again first) finds `name` published. */
+async function published(provider: McpToolProvider, name: string): Promise<void> {
+  await vi.waitFor(async () => {
+    expect((await provider.call('mcp_l_touch', { uri: 'fixture://none' })).isError).toBe(false);
+    expect(names(provider)).toContain(name);
+  }, REOPENED);
+}
+
 describe('listen streams the server ends', () => {
   it('reopens the tools/list_changed stream, and lists again what changed while it was closed', async () => {
     const log = observationLog();
@@ -41,18 +49,12 @@ describe('listen streams the server ends', () => {
     // since the stream's end marked it stale): its notification reaches nobody.
     await provider.callServerTool('l', 'add_tool', { name: 'late' });
     expect(names(provider)).not.toContain('mcp_l_late');
-    await vi.waitFor(async () => {
-      expect((await provider.call('mcp_l_touch', { uri: 'fixture://none' })).isError).toBe(false);
-      expect(names(provider)).toContain('mcp_l_late');
-    }, REOPENED);
+    await published(provider, 'mcp_l_late');
 
     // The stream is open again: a later change arrives through it.
     await vi.waitFor(() => expect(listens(log, { toolsListChanged: true })).toBe(2), REOPENED);
     await provider.callServerTool('l', 'add_tool', { name: 'later' });
-    await vi.waitFor(async () => {
-      expect((await provider.call('mcp_l_touch', { uri: 'fixture://none' })).isError).toBe(false);
-      expect(names(provider)).toContain('mcp_l_later');
-    }, REOPENED);
+    await published(provider, 'mcp_l_later');
   });
 
   it('reopens the tools/list_changed stream the server cancels with notifications/cancelled', async () => {
@@ -62,10 +64,7 @@ describe('listen streams the server ends', () => {
     await provider.callServerTool('l', 'cancel_streams');
     await vi.waitFor(() => expect(listens(log, { toolsListChanged: true })).toBe(2), REOPENED);
     await provider.callServerTool('l', 'add_tool', { name: 'after_cancel' });
-    await vi.waitFor(async () => {
-      expect((await provider.call('mcp_l_touch', { uri: 'fixture://none' })).isError).toBe(false);
-      expect(names(provider)).toContain('mcp_l_after_cancel');
-    }, REOPENED);
+    await published(provider, 'mcp_l_after_cancel');
   });
 
   it('reopens a resource stream: listeners hear of the gap when it opens and when it closes, then of later updates', async () => {

@@ -35,7 +35,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../core/json.js';
-import { type ListenClient, type ListenOptions, type ListenOwner, ListenStream, subscriptionIdOf } from './listen.js';
+import { asSdkError, type ListenClient, type ListenOptions, type ListenOwner, ListenStream, subscriptionIdOf } from './listen.js';
 import { plainCallResult } from './plain-result.js';
 
 export interface DirectCallOptions {
@@ -353,9 +353,4 @@ export class HostClient extends Client implements ListenClient {
       for (const stream of [...this.listens.values()]) stream.connectionClosed(closed);
     }
   }
-}
-
-/** An abort reason as the SDK surfaces it. */
-function asSdkError(reason: unknown): SdkError {
-  return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
 }

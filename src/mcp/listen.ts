@@ -63,8 +63,8 @@ export interface ListenOptions {
   signal?: AbortSignal;
 }
 
-/** An abort reason as the SDK surfaces it. */
-function asSdkError(reason: unknown): SdkError {
+/** An abort reason as the SDK surfaces it (a request timeout, unless it is an SDK error already). */
+export function asSdkError(reason: unknown): SdkError {
   return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
 }
 

@@ -17,8 +17,9 @@ export interface BoundedFetchOptions {
 
 /**
  * A server answered with a redirect, which is never followed. `status` and `target` are
- * unknown (`undefined`) for a `tools/call` on the lean path, which has fetch itself refuse
- * redirects; the set-up requests, which meet a moved URL first, always know both.
+ * known for the first request to a URL, which meets a moved one; they are `undefined` for
+ * later requests and for `tools/call` on the lean path, where fetch refuses redirects
+ * itself (see `boundedFetch`).
  */
 export class McpRedirectError extends Error {
   constructor(
