@@ -177,30 +177,30 @@ function byVerb(requests: string[]): string {
   return [...counts].map(([verb, count]) => `${verb} ${count}`).join(', ');
 }
 
+const LABELS: Record<ColdSideName, string> = { fleet: 'mcp-fleet (auto)', raw: 'raw SDK (auto)', aiSdk: '@ai-sdk/mcp (default)' };
+
 export function coldStartLegacyTable(result: ColdStartLegacyResult): string {
   const { sides, warm } = result;
-  const rows = [
-    ['after 1', 'mcp-fleet (auto)', sides.fleet, fixed(result.ratio, 3), fixed(result.ratioToAiSdk, 3)],
-    ['', 'raw SDK (auto)', sides.raw, '', ''],
-    ['', '@ai-sdk/mcp (default)', sides.aiSdk, fixed(result.aiSdkRatio, 3), ''],
-    [`after ${result.warmSessions + 1}`, 'mcp-fleet (auto)', warm.sides.fleet, fixed(warm.ratio, 3), fixed(warm.ratioToAiSdk, 3)],
-    ['', 'raw SDK (auto)', warm.sides.raw, '', ''],
-    ['', '@ai-sdk/mcp (default)', warm.sides.aiSdk, fixed(warm.aiSdkRatio, 3), ''],
-  ] as const;
-  const names: Record<string, ColdSideResult> = { 'mcp-fleet (auto)': sides.fleet, 'raw SDK (auto)': sides.raw, '@ai-sdk/mcp (default)': sides.aiSdk };
+  // One phase's rows; the era and requests are the side's, counted once.
+  const phase = (title: string, stats: Record<ColdSideName, MsStats>, ratios: { ratio: number; ratioToAiSdk: number; aiSdkRatio: number }): string[][] =>
+    NAMES.map((name, i) => {
+      const toRaw = name === 'fleet' ? ratios.ratio : name === 'aiSdk' ? ratios.aiSdkRatio : undefined;
+      const { medianMs, minMs, maxMs } = stats[name];
+      return [
+        i === 0 ? title : '',
+        LABELS[name],
+        sides[name].protocolVersion ?? '?',
+        fixed(medianMs, 1),
+        fixed(minMs, 1),
+        fixed(maxMs, 1),
+        toRaw === undefined ? '' : fixed(toRaw, 3),
+        name === 'fleet' ? fixed(ratios.ratioToAiSdk, 3) : '',
+        byVerb(sides[name].requests),
+      ];
+    });
   return formatTable(
     ['untimed sessions first', 'side', 'era', 'median ms', 'min ms', 'max ms', '/ raw', '/ AI SDK', 'requests per session'],
-    rows.map(([phase, label, side, toRaw, toAiSdk]) => [
-      phase,
-      label,
-      names[label]!.protocolVersion ?? '?',
-      fixed(side.medianMs, 1),
-      fixed(side.minMs, 1),
-      fixed(side.maxMs, 1),
-      toRaw,
-      toAiSdk,
-      byVerb(names[label]!.requests),
-    ]),
+    [...phase('after 1', sides, result), ...phase(`after ${result.warmSessions + 1}`, warm.sides, warm)],
     3,
     [8],
   );

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpToolProvider, type McpServerConfig } from '../src/index.js';
+import { McpToolProvider, type McpServerConfig, silentLogger } from '../src/index.js';
+import { resolveServerConfig } from '../src/mcp/config.js';
+import { openSession } from '../src/mcp/session.js';
 import { type HttpFixture, observationLog, observed, startHttpFixture, stdioFixture } from './helpers.js';
 
 const providers: McpToolProvider[] = [];
@@ -134,9 +136,6 @@ describe('protocol lifecycles over Streamable HTTP', () => {
 describe('closing a session', () => {
   for (const http of [false, true]) {
     it(`closes its ${http ? 'Streamable HTTP' : 'stdio'} transport once, and the SDK handles that close once`, async () => {
-      const { openSession } = await import('../src/mcp/session.js');
-      const { resolveServerConfig } = await import('../src/mcp/config.js');
-      const { silentLogger } = await import('../src/index.js');
       let transport = stdioFixture('once', 'v2-server.mjs').transport;
       if (http) {
         const server = await startHttpFixture('v2-server.mjs');
