@@ -57,7 +57,7 @@ export class OperationSignal {
   private readonly controller = new AbortController();
   private readonly timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unlinks: (() => void)[] = [];
-  /** Whether the operation's own deadline fired (rather than a parent aborting). */
+  /** Whether the operation's own deadline aborted it (a parent aborting first leaves this false). */
   timedOut = false;
 
   constructor(parents: readonly (AbortSource | undefined)[], timeoutMs: number) {
@@ -73,6 +73,7 @@ export class OperationSignal {
     }
     if (Number.isFinite(timeoutMs)) {
       this.timer = setTimeout(() => {
+        if (this.controller.signal.aborted) return;
         this.timedOut = true;
         this.controller.abort(new DOMException('The operation timed out', 'TimeoutError'));
       }, Math.max(1, timeoutMs));

@@ -6,7 +6,7 @@
  * within `tasks.maxWaitMs` and the logical-call deadline. A task the host walks away from
  * (deadline, the caller's abort, input it cannot give) is cancelled best-effort.
  */
-import type { AbortSource } from './deadline.js';
+import { type AbortSource, OperationSignal } from './deadline.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from './errors.js';
@@ -81,15 +81,8 @@ export function cancelTask(session: McpSession, handle: TaskHandle, logger: McpL
  */
 export async function awaitTask(session: McpSession, handle: TaskHandle, options: AwaitTaskOptions): Promise<CallToolResult> {
   const until = Math.min(options.deadlineAt, performance.now() + options.maxWaitMs);
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new McpTaskError('task_timeout', '')), Math.max(1, until - performance.now()));
-  const unlinks = options.signals.flatMap((signal) => {
-    if (signal === undefined) return [];
-    const onAbort = (): void => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    return [() => signal.removeEventListener('abort', onAbort)];
-  });
+  const operation = new OperationSignal(options.signals, until - performance.now());
+  const signal = operation.signal;
   const describe = `MCP task ${handle.taskId} of tool "${options.tool}" on server "${options.serverId}"`;
   let status = handle.status;
   let interval = handle.pollIntervalMs;
@@ -102,10 +95,10 @@ export async function awaitTask(session: McpSession, handle: TaskHandle, options
       if (status === 'input_required') {
         throw new McpTaskError('task_input_required', `${describe} asked for input this host cannot give inside a task; it was cancelled.`);
       }
-      await sleep(pollIntervalMs(interval), controller.signal);
+      await sleep(pollIntervalMs(interval), signal);
       const timeout = Math.max(1, Math.min(options.requestMs, until - performance.now()));
       const detail = await session.client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, anyObject, {
-        signal: controller.signal,
+        signal,
         timeout,
       });
       status = typeof detail.status === 'string' ? detail.status : 'working';
@@ -133,19 +126,17 @@ export async function awaitTask(session: McpSession, handle: TaskHandle, options
     // 2025-11-25: the result is fetched separately once the task is done.
     const timeout = Math.max(1, Math.min(options.requestMs, until - performance.now()));
     return (await session.client.request({ method: 'tasks/result', params: { taskId: handle.taskId } }, anyObject, {
-      signal: controller.signal,
+      signal,
       timeout,
     })) as CallToolResult;
   } catch (error) {
     if (!finished) cancelTask(session, handle, options.logger);
-    const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
-    if (reason instanceof McpTaskError && reason.code === 'task_timeout') {
+    if (operation.timedOut) {
       const waited = until === options.deadlineAt ? 'the logical-call deadline (timeouts.callMs)' : `tasks.maxWaitMs (${options.maxWaitMs} ms)`;
       throw new McpTaskError('task_timeout', `${describe} did not finish within ${waited}; it was cancelled.`);
     }
-    throw reason;
+    throw signal.aborted ? signal.reason : error;
   } finally {
-    clearTimeout(timer);
-    for (const unlink of unlinks) unlink();
+    operation.dispose();
   }
 }
