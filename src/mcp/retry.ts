@@ -1,25 +1,8 @@
 /** Bounded retries for reads (handshake, listing): never for tool calls. */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Delays before the second and third attempt. */
 export const RETRY_DELAYS_MS: readonly number[] = [250, 1_000];
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** Runs `operation`, retrying after 250 ms and then 1 s while `isTransient(error)` and `signal` allow. */
 export async function retryTransient<T>(
@@ -33,7 +16,7 @@ export async function retryTransient<T>(
     } catch (error) {
       const delay = RETRY_DELAYS_MS[attempt];
       if (delay === undefined || signal.aborted || !isTransient(error)) throw error;
-      await sleep(delay, signal).catch(() => {
+      await sleep(delay, undefined, { signal }).catch(() => {
         throw error;
       });
     }

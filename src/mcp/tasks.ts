@@ -6,6 +6,7 @@
  * within `tasks.maxWaitMs` and the logical-call deadline. A task the host walks away from
  * (deadline, the caller's abort, input it cannot give) is cancelled best-effort.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type AbortSource, OperationSignal } from './deadline.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
@@ -52,21 +53,6 @@ export interface AwaitTaskOptions {
   logger: McpLogger;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Asks the server to drop a task, without waiting more than two seconds or failing the caller. */
 export function cancelTask(session: McpSession, handle: TaskHandle, logger: McpLogger): void {
   void session
@@ -95,7 +81,7 @@ export async function awaitTask(session: McpSession, handle: TaskHandle, options
       if (status === 'input_required') {
         throw new McpTaskError('task_input_required', `${describe} asked for input this host cannot give inside a task; it was cancelled.`);
       }
-      await sleep(pollIntervalMs(interval), signal);
+      await sleep(pollIntervalMs(interval), undefined, { signal });
       const timeout = Math.max(1, Math.min(options.requestMs, until - performance.now()));
       const detail = await session.client.request({ method: 'tasks/get', params: { taskId: handle.taskId } }, anyObject, {
         signal,

@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import { sanitizeNamePart } from '../naming.js';
 import {
@@ -30,10 +31,6 @@ export interface FileMcpCredentialStoreOptions {
 }
 
 const LOCK_POLL_MS = 25;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 export class FileMcpCredentialStore implements McpCredentialStore {
   readonly directory: string;
