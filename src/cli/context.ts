@@ -177,6 +177,24 @@ export class CliFleet {
     }
   }
 
+  /**
+   * Starts the one server `serverId`, after `require`: resolves with why it failed to
+   * start, or `undefined` once it runs; throws if `signal` aborts meanwhile.
+   */
+  async startOne(serverId: string, signal: AbortSignal): Promise<Error | undefined> {
+    this.require(serverId);
+    const [outcome] = await this.start([serverId], signal);
+    signal.throwIfAborted();
+    return outcome === undefined || outcome.ok ? undefined : outcome.error;
+  }
+
+  /** The manager once `serverId` runs (see `startOne`); throws why it failed to start. */
+  async started(serverId: string, signal: AbortSignal): Promise<McpServerManager> {
+    const failure = await this.startOne(serverId, signal);
+    if (failure !== undefined) throw failure;
+    return this.manager;
+  }
+
   private enabledIds(): string[] {
     return this.manager.configs().filter((config) => config.disabled !== true).map((config) => config.id);
   }

@@ -64,12 +64,10 @@ export async function call(context: CommandContext, target: unknown, words: unkn
   const { serverId, tool } = callTarget(String(target));
   const given = callArguments(words as string[], context.options.args as string | undefined);
   const fleet = await context.fleet();
-  fleet.require(serverId);
-  const [outcome] = await fleet.start([serverId], context.signal);
-  context.signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) {
-    hostFailure(context, serverId, tool, (outcome.error as { code?: string }).code ?? 'server_unavailable', outcome.error.message);
-    return exitCodeOf(outcome.error);
+  const startFailure = await fleet.startOne(serverId, context.signal);
+  if (startFailure !== undefined) {
+    hostFailure(context, serverId, tool, (startFailure as { code?: string }).code ?? 'server_unavailable', startFailure.message);
+    return exitCodeOf(startFailure);
   }
   const { manager } = fleet;
   const name = manager.toolName(serverId, tool);

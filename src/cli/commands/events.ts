@@ -28,12 +28,8 @@ export async function events(context: CommandContext, serverId: unknown, name: u
   if (context.options.cursor !== undefined || context.options.mode !== undefined || context.options.args !== undefined) {
     throw usageError(`--args, --cursor and --mode are for tailing an event type: mcp-fleet events ${id} <name> (mcp-fleet events ${id} lists them).`);
   }
-  const fleet = await context.fleet();
-  fleet.require(id);
-  const [outcome] = await fleet.start([id], context.signal);
-  context.signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) throw outcome.error;
-  const types = await fleet.manager.listEvents(id, { signal: context.signal });
+  const manager = await (await context.fleet()).started(id, context.signal);
+  const types = await manager.listEvents(id, { signal: context.signal });
   const { output } = context;
   if (output.json) {
     output.printJson({ events: types });
@@ -86,13 +82,11 @@ function eventLine(event: McpEvent): string {
 async function tail(context: CommandContext, serverId: string, name: string, words: readonly string[]): Promise<ExitCode> {
   const given = callArguments(words, context.options.args as string | undefined);
   const fleet = await context.fleet();
-  fleet.require(serverId);
   const { output, signal } = context;
-  const [outcome] = await fleet.start([serverId], signal);
-  signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) {
-    failure(context, serverId, name, { code: (outcome.error as { code?: string }).code ?? 'server_unavailable', message: outcome.error.message });
-    return exitCodeOf(outcome.error);
+  const startFailure = await fleet.startOne(serverId, signal);
+  if (startFailure !== undefined) {
+    failure(context, serverId, name, { code: (startFailure as { code?: string }).code ?? 'server_unavailable', message: startFailure.message });
+    return exitCodeOf(startFailure);
   }
   const { manager } = fleet;
   const types = await manager.listEvents(serverId, { signal });

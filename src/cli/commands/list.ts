@@ -44,12 +44,7 @@ export async function list(context: CommandContext, serverId?: unknown): Promise
 }
 
 async function listTools(context: CommandContext, serverId: string): Promise<ExitCode> {
-  const fleet = await context.fleet();
-  fleet.require(serverId);
-  const [outcome] = await fleet.start([serverId], context.signal);
-  context.signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) throw outcome.error;
-  const { manager } = fleet;
+  const manager = await (await context.fleet()).started(serverId, context.signal);
   const tools = manager
     .definitions()
     .map((definition) => ({ definition, origin: manager.toolOrigin(definition.name) }))

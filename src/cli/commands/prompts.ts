@@ -9,17 +9,8 @@ import type { CommandContext } from '../program.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';
 import { firstLine } from '../signature.js';
 
-async function started(context: CommandContext, serverId: string) {
-  const fleet = await context.fleet();
-  fleet.require(serverId);
-  const [outcome] = await fleet.start([serverId], context.signal);
-  context.signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) throw outcome.error;
-  return fleet.manager;
-}
-
 export async function prompts(context: CommandContext, serverId: unknown): Promise<ExitCode> {
-  const manager = await started(context, String(serverId));
+  const manager = await (await context.fleet()).started(String(serverId), context.signal);
   const listed = await manager.listPrompts(String(serverId), { signal: context.signal });
   const { output } = context;
   if (output.json) {
@@ -43,7 +34,7 @@ export async function prompt(context: CommandContext, serverId: unknown, name: u
     if (at <= 0) throw usageError('a prompt argument without "=" was given; prompt arguments are text, written as name=value.');
     args[word.slice(0, at)] = word.slice(at + 1);
   }
-  const manager = await started(context, String(serverId));
+  const manager = await (await context.fleet()).started(String(serverId), context.signal);
   const declared = (await manager.listPrompts(String(serverId), { signal: context.signal })).find((candidate) => candidate.name === name);
   if (declared === undefined) throw usageError(`MCP server "${String(serverId)}" has no prompt "${String(name)}" (mcp-fleet prompts ${String(serverId)} lists them).`);
   const missing = (declared.arguments ?? []).filter((argument) => argument.required === true && !Object.hasOwn(args, argument.name));

@@ -13,17 +13,8 @@ import { EXIT, type ExitCode } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { firstLine } from '../signature.js';
 
-async function started(context: CommandContext, serverId: string) {
-  const fleet = await context.fleet();
-  fleet.require(serverId);
-  const [outcome] = await fleet.start([serverId], context.signal);
-  context.signal.throwIfAborted();
-  if (outcome !== undefined && !outcome.ok) throw outcome.error;
-  return fleet.manager;
-}
-
 export async function resources(context: CommandContext, serverId: unknown): Promise<ExitCode> {
-  const manager = await started(context, String(serverId));
+  const manager = await (await context.fleet()).started(String(serverId), context.signal);
   const options = { signal: context.signal };
   const [listed, templates] = await Promise.all([manager.listResources(String(serverId), options), manager.listResourceTemplates(String(serverId), options)]);
   const { output } = context;
@@ -43,7 +34,7 @@ export async function resources(context: CommandContext, serverId: unknown): Pro
 }
 
 export async function read(context: CommandContext, serverId: unknown, uri: unknown): Promise<ExitCode> {
-  const manager = await started(context, String(serverId));
+  const manager = await (await context.fleet()).started(String(serverId), context.signal);
   const result = await manager.readResource(String(serverId), String(uri), { signal: context.signal });
   const { output } = context;
   if (output.json) {
