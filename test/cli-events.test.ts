@@ -6,12 +6,10 @@
  * event log is per process, shared by every connection).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fixture, type HttpFixture, observationLog, observed, startHttpFixture } from './helpers.js';
+import { fixture, type HttpFixture, observationLog, observed, startHttpFixture, tempDir } from './helpers.js';
 import { runInPty } from './pty.js';
 
 const BIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'cli', 'main.js');
@@ -22,10 +20,6 @@ interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
 }
 
 function environment(): Record<string, string> {

@@ -4,29 +4,14 @@
  * elicitation form answered at the prompt, and Ctrl-C during a hung call.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
-import { fixture, observed } from './helpers.js';
+import { alive, fixture, observed, tempDir } from './helpers.js';
 import { runInPty } from './pty.js';
 
 const BIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'cli', 'main.js');
 const ESC = '\x1b[';
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const fleetServer = (env = '') => `${env}${process.execPath} ${fixture('fleet-server.mjs')}`;
 

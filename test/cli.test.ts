@@ -3,13 +3,12 @@
  * `npx mcp-fleet` runs), as a child process with pipes, against real servers.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadMcpConfig } from '../src/index.js';
-import { fixture, followAuthorization, type HttpFixture, startHttpFixture } from './helpers.js';
+import { fixture, followAuthorization, type HttpFixture, startHttpFixture, tempDir } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'dist', 'cli', 'main.js');
@@ -48,10 +47,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
 }
 
 describe('help and version', () => {

@@ -5,8 +5,7 @@
  * changed, appending and deleting in each dialect's style; a fast-check round trip over
  * generated fleets and every fixture; and the atomic file write.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -20,11 +19,7 @@ import { MCP_CONFIG_DIALECTS, type McpConfigDialect } from '../src/fleet/dialect
 import type { McpFleetServerConfig } from '../src/fleet/server-config.js';
 import { validateFleetServerId } from '../src/fleet/server-id.js';
 import { checkFleetServerConfig } from '../src/fleet/validate.js';
-import { fixture } from './helpers.js';
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
-}
+import { fixture, tempDir } from './helpers.js';
 
 /** Writes `text` at `relative` under a fresh temporary folder; returns the absolute path. */
 function writeConfig(relative: string, text: string): string {

@@ -3,7 +3,7 @@
  * variables and inputs, env files, collected secrets, inputs asked once across
  * concurrent starts, and no value in any error message.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { loadMcpConfig } from '../src/fleet/config-file.js';
 import { expandServerConfig, type McpConfigInput, type McpExpansionContext, type McpInputRequest } from '../src/fleet/expand.js';
 import type { McpFleetServerConfig } from '../src/fleet/server-config.js';
 import { hasTemplates, parseTemplate, templateReferences } from '../src/fleet/templates.js';
-import { fixture } from './helpers.js';
+import { fixture, tempDir } from './helpers.js';
 
 const WORKSPACE = join(tmpdir(), 'workspace-of-tests');
 const HOME = join(tmpdir(), 'home-of-tests');
@@ -33,10 +33,6 @@ async function expansionError(server: McpFleetServerConfig, ctx: McpExpansionCon
     return error as McpConfigError;
   }
   throw new Error('expected expandServerConfig to throw');
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
 }
 
 describe('the template language', () => {

@@ -3,15 +3,11 @@
  * home (and a fake APPDATA / XDG_CONFIG_HOME) in a temporary folder, so the macOS and
  * Windows rules run on any host.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findMcpConfigs, type McpConfigLocation } from '../src/fleet/locations.js';
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
-}
+import { tempDir } from './helpers.js';
 
 function touch(...parts: string[]): string {
   const path = join(...parts);

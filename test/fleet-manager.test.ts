@@ -1,5 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -14,7 +13,7 @@ import {
   McpUnknownServerError,
   ToolHost,
 } from '../src/index.js';
-import { FIXTURES, fixture, observationLog, observed, startHttpFixture, type HttpFixture } from './helpers.js';
+import { alive, fixture, FIXTURES, type HttpFixture, observationLog, observed, startHttpFixture, tempDir } from './helpers.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -30,10 +29,6 @@ function track(manager: McpServerManager): McpServerManager {
   return manager;
 }
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
-}
-
 async function httpServer(): Promise<HttpFixture> {
   const server = await startHttpFixture('fleet-server.mjs');
   fixtures.push(server);
@@ -47,15 +42,6 @@ function fleetServer(id: string, env: Record<string, string> = {}, extra: Partia
 
 const starts = (log: string) => observed(log).filter((entry) => entry.event === 'start');
 const refusals = (log: string) => observed(log).filter((entry) => entry.event === 'refused-start');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface WhoAmI {
   pid: number;

@@ -3,13 +3,12 @@
  * loops, saves racing the watcher, other writers, failed edits, and secrets in a command
  * line. Each case was a real defect found in review.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadMcpConfig, type McpFleetServerConfig, type McpFleetServerStatus, McpServerManager } from '../src/index.js';
-import { fixture, observed } from './helpers.js';
+import { alive, fixture, observed, tempDir } from './helpers.js';
 
 const managers: McpServerManager[] = [];
 afterEach(async () => {
@@ -19,10 +18,6 @@ afterEach(async () => {
 function track(manager: McpServerManager): McpServerManager {
   managers.push(manager);
   return manager;
-}
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
 }
 
 function fleetServer(id: string, env: Record<string, string> = {}, extra: Partial<McpFleetServerConfig> = {}): McpFleetServerConfig {
@@ -38,15 +33,6 @@ function fleetFile(servers: Record<string, Record<string, string>>): { path: str
 }
 
 const starts = (log: string) => observed(log).filter((entry) => entry.event === 'start');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('starts that hang', () => {
   it('shutdown during a start that hangs in its handshake leaves no child process', async () => {

@@ -12,9 +12,24 @@ export function fixture(file: string): string {
   return join(FIXTURES, file);
 }
 
+/** A fresh temporary folder. */
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'mcp-fleet-test-'));
+}
+
+/** Whether a process with this id is still running. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A fresh file for a fixture's observation log (pass it as FIXTURE_LOG). */
 export function observationLog(): string {
-  return join(mkdtempSync(join(tmpdir(), 'mcp-fleet-test-')), 'observed.jsonl');
+  return join(tempDir(), 'observed.jsonl');
 }
 
 export interface Observation {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpToolProvider, type McpServerConfig, type McpToolEnvelope } from '../src/index.js';
-import { fixture, observationLog, observed, stdioFixture } from './helpers.js';
+import { alive, fixture, observationLog, observed, stdioFixture } from './helpers.js';
 
 const providers: McpToolProvider[] = [];
 afterEach(async () => {
@@ -16,15 +16,6 @@ async function started(config: McpServerConfig): Promise<McpToolProvider> {
   providers.push(provider);
   await provider.init();
   return provider;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function textOf(output: unknown): string {
