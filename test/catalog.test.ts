@@ -2,10 +2,11 @@
  * Unit tests of `publishableTools`, the filter and per-tool budget check between listing
  * and publication: SEP-2243 header declarations are checked on 2026-07-28 Streamable
  * HTTP sessions only, wherever the declaration sits, and a budget error names the tool.
+ * Then the function description a published tool gets.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { McpCatalogError, publishableTools } from '../src/mcp/catalog.js';
+import { functionDescription, McpCatalogError, publishableTools } from '../src/mcp/catalog.js';
 import { resolveServerConfig } from '../src/mcp/config.js';
 import type { McpSession } from '../src/mcp/session.js';
 
@@ -48,5 +49,24 @@ describe('publishableTools', () => {
     expect(error).toBeInstanceOf(McpCatalogError);
     expect(error).toMatchObject({ tool: 'big_bad', budget: 'schemaBytes' });
     expect((error as Error).message).toMatch(/MCP server "remote": tool "big_bad" has an input schema over 65536 bytes \(limits\.schemaBytes\)/);
+  });
+});
+
+describe('functionDescription', () => {
+  const described = (serverId: string, extra: Partial<Tool>): string => functionDescription(serverId, { ...tool('fetch_page', {}), ...extra });
+
+  it('names the server and the tool, then the title and the description, trimmed, each only when given', () => {
+    expect(described('web', {})).toBe('MCP server `web` tool `fetch_page`.');
+    expect(described('web', { description: ' Fetches a page. ' })).toBe('MCP server `web` tool `fetch_page`. Fetches a page.');
+    expect(described('web', { title: 'Fetch', description: 'Fetches a page.' })).toBe('MCP server `web` tool `fetch_page`. Title: Fetch. Fetches a page.');
+    expect(described('web', { title: 'Fetch', description: '   ' })).toBe('MCP server `web` tool `fetch_page`. Title: Fetch.');
+  });
+
+  it('names the right server when the tools of several servers are described in turn', () => {
+    expect([described('a', {}), described('b', {}), described('a', {})]).toEqual([
+      'MCP server `a` tool `fetch_page`.',
+      'MCP server `b` tool `fetch_page`.',
+      'MCP server `a` tool `fetch_page`.',
+    ]);
   });
 });

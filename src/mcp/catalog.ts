@@ -187,14 +187,22 @@ export function modelSchema(inputSchema: Tool['inputSchema']): JsonSchema {
   return schema;
 }
 
-/** The function description: where the tool comes from, its title, then its own description. Data, not instructions. */
+/** The opening of a description for one server's tools, kept for the server whose tools are being described. */
+let opening = { serverId: '', text: '' };
+
+/**
+ * The function description: where the tool comes from, its title, then its own description.
+ * Data, not instructions. Built from as few pieces as it can be: V8 keeps a joined string as
+ * a tree of its parts, about 32 bytes a join, for as long as the catalog holds it, and the
+ * opening is shared by all the tools of a server.
+ */
 export function functionDescription(serverId: string, tool: Tool): string {
-  let text = `MCP server \`${serverId}\` tool \`${tool.name}\`.`;
+  if (opening.serverId !== serverId) opening = { serverId, text: `MCP server \`${serverId}\` tool \`` };
   const title = tool.title?.trim();
-  if (title) text += ` Title: ${title}.`;
   const description = tool.description?.trim();
-  if (description) text += ` ${description}`;
-  return text;
+  const lead = `${opening.text}${tool.name}`;
+  if (title) return description ? `${lead}\`. Title: ${title}. ${description}` : `${lead}\`. Title: ${title}.`;
+  return description ? `${lead}\`. ${description}` : `${lead}\`.`;
 }
 
 /** The model-facing definition of a tool under its local name. */
