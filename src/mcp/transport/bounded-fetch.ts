@@ -6,6 +6,7 @@
  * per event (comments included). Errors never include the raw body.
  */
 import type { FetchLike, JSONRPCErrorResponse } from '@modelcontextprotocol/client';
+import { cancelOnAbort, onAbort } from './fetch-abort.js';
 
 export interface BoundedFetchOptions {
   serverId: string;
@@ -76,22 +77,27 @@ function requestId(init: RequestInit | undefined): string | number | undefined {
   }
 }
 
-/** Reads a body of unknown length, failing as soon as it passes `limit` bytes. */
-async function readBounded(body: ReadableStream<Uint8Array>, limit: number, error: () => Error): Promise<Uint8Array> {
+/** Reads a body of unknown length, failing as soon as it passes `limit` bytes, or when `signal` aborts. */
+async function readBounded(body: ReadableStream<Uint8Array>, limit: number, error: () => Error, signal: AbortSignal | null | undefined): Promise<Uint8Array> {
   const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw error();
+  const stop = cancelOnAbort(signal, reader);
+  try {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => {});
+        throw error();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    stop();
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
 }
 
 /** Decodes bodies as `Response.text()` does (UTF-8, a leading BOM dropped); stateless between calls. */
@@ -156,16 +162,19 @@ function sseErrorEvent(id: string | number, failure: Error): Uint8Array {
  * first, so the caller fails at once instead of waiting for its timeout. One pulling
  * stream over the body's reader: a `TransformStream` would add two more web streams and
  * a pipe to every response, which profiling (issue 16) put at about a tenth of a call's
- * client CPU.
+ * client CPU. When `signal` aborts, the body is cancelled and the stream fails with its
+ * reason (see fetch-abort.ts).
  */
 function boundSse(
   body: ReadableStream<Uint8Array>,
   limit: number,
   id: () => string | number | undefined,
   error: () => Error,
+  signal: AbortSignal | null | undefined,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const meter = new SseEventMeter(limit);
+  let stop = (): void => {};
   /** Passes a chunk on, or ends the stream at an oversized event. */
   const scan = (chunk: Uint8Array, controller: ReadableStreamDefaultController<Uint8Array>): void => {
     const kept = meter.measure(chunk);
@@ -177,6 +186,7 @@ function boundSse(
     if (kept > 0) controller.enqueue(chunk.subarray(0, kept));
     const failure = error();
     const requestId = id();
+    stop();
     void reader.cancel().catch(() => {});
     if (requestId !== undefined) {
       controller.enqueue(sseErrorEvent(requestId, failure));
@@ -186,12 +196,27 @@ function boundSse(
     }
   };
   return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop = onAbort(signal, () => {
+        controller.error(signal!.reason);
+        void reader.cancel(signal!.reason).catch(() => {});
+      });
+    },
     async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) controller.close();
-      else scan(value, controller);
+      const { done, value } = await reader.read().catch((failure: unknown) => {
+        stop();
+        throw failure;
+      });
+      if (signal?.aborted) return;
+      if (done) {
+        stop();
+        controller.close();
+      } else {
+        scan(value, controller);
+      }
     },
     cancel(reason) {
+      stop();
       return reader.cancel(reason);
     },
   });
@@ -284,6 +309,7 @@ async function receive(
   url: string | URL,
   response: Response,
   sse: (body: ReadableStream<Uint8Array>) => Response,
+  signal: AbortSignal | null | undefined,
 ): Promise<Response | Uint8Array> {
   const { serverId, messageBytes } = options;
   if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
@@ -306,7 +332,7 @@ async function receive(
     // HTTP framing holds the body to its declared length: nothing to count.
     return response;
   }
-  return readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'));
+  return readBounded(body, messageBytes, () => new McpResponseTooLargeError(serverId, messageBytes, 'an HTTP body'), signal);
 }
 
 /**
@@ -325,8 +351,10 @@ export function boundedFetch(options: BoundedFetchOptions): FetchLike {
   const answered = new Set<string>();
   return async (url, init) => {
     const href = typeof url === 'string' ? url : url.href;
-    const response = await refusingRedirects(options, () => base(url, ownSignal(init, answered.has(href) ? 'error' : 'manual')));
-    const received = await receive(options, url, response, (body) => withBody(response, boundSse(body, messageBytes, () => requestId(init), error)));
+    const own = ownSignal(init, answered.has(href) ? 'error' : 'manual');
+    const { signal } = own;
+    const response = await refusingRedirects(options, () => base(url, own));
+    const received = await receive(options, url, response, (body) => withBody(response, boundSse(body, messageBytes, () => requestId(init), error, signal)), signal);
     answered.add(href);
     return received instanceof Uint8Array ? withBody(response, received) : received;
   };
@@ -359,8 +387,8 @@ export function leanBoundedFetch(options: BoundedFetchOptions): (url: URL, init:
   const base = options.fetch ?? fetch;
   return async (url, init) => {
     const response = await refusingRedirects(options, () => base(url, { ...init, redirect: 'error' }));
-    // SSE bodies are the caller's to bound.
-    const received = await receive(options, url, response, () => response);
+    // SSE bodies are the caller's to bound, and to cancel when the signal aborts.
+    const received = await receive(options, url, response, () => response, init.signal);
     return received instanceof Uint8Array ? { response, bytes: received } : { response, bytes: undefined };
   };
 }

@@ -33,6 +33,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { boundBrokenError, type LeanResponse, leanText, McpResponseTooLargeError, SseEventMeter } from './bounded-fetch.js';
+import { cancelOnAbort } from './fetch-abort.js';
 import { plainResultResponse } from './plain-message.js';
 
 /** The transport a lean POST belongs to: its session state, its handlers, and the SDK's own steps. */
@@ -195,7 +196,7 @@ export class LeanPost {
       const type = mediaType(contentType);
       if (type === 'text/event-stream') {
         if (response.body === null) options?.onRequestStreamEnd?.();
-        else this.readEvents(host, request, response.body, options, stopped);
+        else this.readEvents(host, request, response.body, options, stopped, signal);
       } else if (type === 'application/json') {
         const data = JSON.parse(await leanText(lean)) as unknown;
         const messages = Array.isArray(data) ? data.map(parseMessage) : [parseMessage(data)];
@@ -234,7 +235,14 @@ export class LeanPost {
   }
 
   /** Reads the SSE answer of `request`, as the SDK's `_handleSseStream` does for a POST. */
-  private readEvents(host: LeanPostHost, request: JSONRPCRequest, body: ReadableStream<Uint8Array>, options: TransportSendOptions | undefined, stopped: AbortSignal): void {
+  private readEvents(
+    host: LeanPostHost,
+    request: JSONRPCRequest,
+    body: ReadableStream<Uint8Array>,
+    options: TransportSendOptions | undefined,
+    stopped: AbortSignal,
+    signal: AbortSignal,
+  ): void {
     const { onresumptiontoken, requestSignal, onRequestStreamEnd } = options ?? {};
     const intentional = (): boolean => stopped.aborted || requestSignal?.aborted === true;
     let lastEventId: string | undefined;
@@ -263,7 +271,7 @@ export class LeanPost {
     };
     const { serverId, messageBytes } = this.options;
     const tooLarge = (): void => deliver(boundBrokenError(request.id, new McpResponseTooLargeError(serverId, messageBytes, 'an SSE event')));
-    void readSse(body, messageBytes, { onEvent, onRetry: (ms) => host.retryAfter(ms) }, tooLarge).then(ended, (error: unknown) => {
+    void readSse(body, messageBytes, { onEvent, onRetry: (ms) => host.retryAfter(ms) }, tooLarge, signal).then(ended, (error: unknown) => {
       if (intentional()) return;
       host.onerror?.(new Error(`SSE stream disconnected: ${String(error)}`));
       ended();
@@ -298,30 +306,38 @@ function parseMessage(value: unknown): JSONRPCMessage {
  * Feeds an SSE body to the SDK's parser, decoded as `TextDecoderStream` decodes it, each
  * event bounded to `limit` bytes: at an oversized event the complete events before it
  * are delivered, `tooLarge` is told, and the body is cancelled; the oversized event is
- * never dispatched, not even the part of it that arrived.
+ * never dispatched, not even the part of it that arrived. The body is cancelled too when
+ * `signal` aborts (see fetch-abort.ts).
  */
 async function readSse(
   body: ReadableStream<Uint8Array>,
   limit: number,
   handlers: { onEvent(event: EventSourceMessage): void; onRetry(ms: number): void },
   tooLarge: () => void,
+  signal: AbortSignal,
 ): Promise<void> {
   const parser = createParser(handlers);
   const decoder = new TextDecoder();
   const meter = new SseEventMeter(limit);
   const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const kept = meter.measure(value);
-    if (kept >= 0) {
-      parser.feed(decoder.decode(value.subarray(0, kept), { stream: true }));
-      tooLarge();
-      await reader.cancel().catch(() => {});
-      return;
+  const stop = cancelOnAbort(signal, reader);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || signal.aborted) break;
+      const kept = meter.measure(value);
+      if (kept >= 0) {
+        parser.feed(decoder.decode(value.subarray(0, kept), { stream: true }));
+        tooLarge();
+        await reader.cancel().catch(() => {});
+        return;
+      }
+      parser.feed(decoder.decode(value, { stream: true }));
     }
-    parser.feed(decoder.decode(value, { stream: true }));
+  } finally {
+    stop();
   }
+  if (signal.aborted) return;
   const rest = decoder.decode();
   if (rest !== '') parser.feed(rest);
 }
