@@ -187,25 +187,26 @@ export function modelSchema(inputSchema: Tool['inputSchema']): JsonSchema {
   return schema;
 }
 
-/** The opening of a description for one server's tools, kept for the server whose tools are being described. */
-let opening = { serverId: '', text: '' };
+/** How every description of a server's tools opens; made once per server and shared by them all (see `functionDescription`). */
+export function descriptionOpening(serverId: string): string {
+  return `MCP server \`${serverId}\` tool \``;
+}
 
 /**
  * The function description: where the tool comes from, its title, then its own description.
  * Data, not instructions. Built from as few pieces as it can be: V8 keeps a joined string as
- * a tree of its parts, about 32 bytes a join, for as long as the catalog holds it, and the
- * opening is shared by all the tools of a server.
+ * a tree of its parts, about 32 bytes a join, for as long as the catalog holds it, so a
+ * caller describing many tools of one server passes the server's `opening` for all of them.
  */
-export function functionDescription(serverId: string, tool: Tool): string {
-  if (opening.serverId !== serverId) opening = { serverId, text: `MCP server \`${serverId}\` tool \`` };
+export function functionDescription(serverId: string, tool: Tool, opening = descriptionOpening(serverId)): string {
   const title = tool.title?.trim();
   const description = tool.description?.trim();
-  const lead = `${opening.text}${tool.name}`;
+  const lead = `${opening}${tool.name}`;
   if (title) return description ? `${lead}\`. Title: ${title}. ${description}` : `${lead}\`. Title: ${title}.`;
   return description ? `${lead}\`. ${description}` : `${lead}\`.`;
 }
 
 /** The model-facing definition of a tool under its local name. */
-export function toolDefinition(name: string, serverId: string, tool: Tool): ToolDefinition {
-  return { name, description: functionDescription(serverId, tool), parameters: modelSchema(tool.inputSchema), strict: false };
+export function toolDefinition(name: string, serverId: string, tool: Tool, opening = descriptionOpening(serverId)): ToolDefinition {
+  return { name, description: functionDescription(serverId, tool, opening), parameters: modelSchema(tool.inputSchema), strict: false };
 }

@@ -6,7 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolDefinition } from '../core/tool.js';
-import { toolDefinition } from './catalog.js';
+import { descriptionOpening, toolDefinition } from './catalog.js';
 import type { McpLogger } from './logger.js';
 import { NameBudgetError, ToolNameIndex } from './naming.js';
 import { McpCatalogError } from './catalog.js';
@@ -54,11 +54,12 @@ export function groupInfo(prefix: string, serverId: string, meta: ServerMeta | u
  */
 export function buildRoutes(registration: ServerRegistration, names: ReadonlyMap<string, string>, tools: readonly Tool[]): McpRoute[] {
   const { id } = registration.config;
+  const opening = descriptionOpening(id);
   const routes: McpRoute[] = [];
   for (const tool of tools) {
     const name = names.get(tool.name);
     if (name === undefined) continue;
-    routes.push({ name, serverId: id, remoteName: tool.name, definition: toolDefinition(name, id, tool), tool, generation: registration.generation, revision: 0 });
+    routes.push({ name, serverId: id, remoteName: tool.name, definition: toolDefinition(name, id, tool, opening), tool, generation: registration.generation, revision: 0 });
   }
   return routes;
 }

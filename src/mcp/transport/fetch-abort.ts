@@ -8,8 +8,8 @@
  * ends on its own (a `subscriptions/listen` stream, a 2025-11-25 GET stream, a tool call
  * answered over SSE) stayed open after its transport closed, holding a socket and with
  * it the process (test/http-abort-gc.test.ts). So every response body mcp-fleet reads
- * itself also follows the signal itself. (A request still waiting for its response was
- * not seen to lose its abort: undici's pending fetch keeps the link.)
+ * with a reader of its own follows the request's signal too. (A request still waiting for
+ * its response was not seen to lose its abort: undici's pending fetch keeps the link.)
  */
 
 /** Calls `listener` once when `signal` aborts (at once if it has); the returned function stops listening. */
