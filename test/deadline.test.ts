@@ -3,8 +3,7 @@
  * per operation, linked to its parents and its own deadline) and `RemovalSignal` (the
  * registration's removal, without an EventTarget).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { OperationSignal, RemovalSignal } from '../src/mcp/deadline.js';
 
 describe('OperationSignal', () => {
@@ -33,13 +32,19 @@ describe('OperationSignal', () => {
     expect((operation.signal.reason as DOMException).name).toBe('TimeoutError');
   });
 
-  it('does not count as timed out when a parent aborted first and the deadline passes later', async () => {
-    const parent = new AbortController();
-    const operation = new OperationSignal([parent.signal], 5);
-    parent.abort('removed');
-    await sleep(30);
-    expect(operation.timedOut).toBe(false);
-    expect(operation.signal.reason).toBe('removed');
+  it('does not count as timed out when a parent aborted first and the deadline passes later', () => {
+    vi.useFakeTimers();
+    try {
+      const parent = new AbortController();
+      const operation = new OperationSignal([parent.signal], 5);
+      parent.abort('removed');
+      // The deadline's timer runs, as it would if the operation had not been disposed yet.
+      vi.advanceTimersByTime(10);
+      expect(operation.timedOut).toBe(false);
+      expect(operation.signal.reason).toBe('removed');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('follows its parents no longer once disposed, and leaves no listener on them', () => {
