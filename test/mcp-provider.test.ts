@@ -246,6 +246,23 @@ describe('calls', () => {
 });
 
 describe('configuration and registration', () => {
+  it('starts twelve stdio servers through ToolHost.init without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const servers = Array.from({ length: 12 }, (_, n) => catalogServer(`s${n}`, [{ name: 'echo' }]));
+      const host = track(new ToolHost({ providers: [new McpToolProvider({ servers })] }));
+      await host.init();
+      expect(host.definitions().filter((definition) => definition.name.startsWith('mcp_s'))).toHaveLength(12);
+      // Warnings are emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('rejects duplicate server ids and ids that collide after normalisation', () => {
     expect(() => new McpToolProvider({ servers: [stdioFixture('a', 'v2-server.mjs'), stdioFixture('a', 'v1-server.mjs')] })).toThrow(
       McpConfigError,

@@ -1,4 +1,5 @@
 /** Waiting on work that may outlive its caller's patience. */
+import { linkAbort } from './abort-link.js';
 
 /**
  * `work`, unless `signal` aborts first (then it rejects with the signal's reason) or
@@ -10,15 +11,14 @@ export function waitBounded<T>(work: Promise<T>, bounds: { signal?: AbortSignal;
   if (signal === undefined && timeoutMs === undefined) return work;
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal!.reason as Error);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const unlink = signal === undefined ? undefined : linkAbort(signal, () => reject(signal.reason as Error));
     const timer =
       timeoutMs === undefined
         ? undefined
         : setTimeout(() => reject(bounds.timeoutError?.() ?? new Error(`did not finish within ${timeoutMs} ms`)), timeoutMs);
     work.then(resolve, reject).finally(() => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      unlink?.();
     });
   });
 }

@@ -1,3 +1,5 @@
+import { linkAbort } from '../core/abort-link.js';
+
 /** What an operation links to: an `AbortSignal`, or anything that aborts the same way. */
 export interface AbortSource {
   readonly aborted: boolean;
@@ -68,8 +70,13 @@ export class OperationSignal {
         return;
       }
       const onAbort = (): void => this.controller.abort(parent.reason);
-      parent.addEventListener('abort', onAbort, { once: true });
-      this.unlinks.push(() => parent.removeEventListener('abort', onAbort));
+      if (parent instanceof AbortSignal) {
+        // One listener per signal however many operations link to it (a turn's calls share their caller's).
+        this.unlinks.push(linkAbort(parent, onAbort));
+      } else {
+        parent.addEventListener('abort', onAbort, { once: true });
+        this.unlinks.push(() => parent.removeEventListener('abort', onAbort));
+      }
     }
     if (Number.isFinite(timeoutMs)) {
       this.timer = setTimeout(() => {

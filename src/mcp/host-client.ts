@@ -34,6 +34,7 @@ import {
   type SubscriptionFilter,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { linkAbort } from '../core/abort-link.js';
 import { isJsonObject } from '../core/json.js';
 import { asSdkError, type ListenClient, type ListenOptions, type ListenOwner, ListenStream, subscriptionIdOf } from './listen.js';
 import { plainCallResult } from './plain-result.js';
@@ -55,7 +56,8 @@ interface Pending {
   startedAt: number;
   /** Ends the 2026-07-28 HTTP request's own stream, which is how that era cancels. */
   requestAbort: AbortController | undefined;
-  onAbort: (() => void) | undefined;
+  /** Stops following the caller's signal. */
+  unlinkAbort: (() => void) | undefined;
 }
 
 type Response = JSONRPCResponse | JSONRPCErrorResponse;
@@ -151,12 +153,10 @@ export class HostClient extends Client implements ListenClient {
         timer: this.requestTimer(id, options.timeout),
         startedAt: performance.now(),
         requestAbort,
-        onAbort: undefined,
+        unlinkAbort: undefined,
       };
-      if (options.signal !== undefined) {
-        pending.onAbort = () => this.cancelDirect(id, asSdkError(options.signal!.reason));
-        options.signal.addEventListener('abort', pending.onAbort, { once: true });
-      }
+      const signal = options.signal;
+      if (signal !== undefined) pending.unlinkAbort = linkAbort(signal, () => this.cancelDirect(id, asSdkError(signal.reason)));
       (this.direct ??= new Map()).set(id, pending);
       transport.send(message, requestAbort === undefined ? undefined : { requestSignal: requestAbort.signal }).catch((error: unknown) => {
         // The transport's own failure, passed on as the SDK passes it.
@@ -177,7 +177,7 @@ export class HostClient extends Client implements ListenClient {
     if (pending === undefined) return undefined;
     this.direct?.delete(id);
     clearTimeout(pending.timer);
-    if (pending.onAbort !== undefined) pending.options.signal?.removeEventListener('abort', pending.onAbort);
+    pending.unlinkAbort?.();
     return pending;
   }
 

@@ -3,6 +3,7 @@
  * and a reader-writer gate for the per-server call concurrency policy. Both are FIFO,
  * and a waiter gives up its place when its signal aborts.
  */
+import { linkAbort } from '../core/abort-link.js';
 
 /** Runs async critical sections one at a time, in arrival order. */
 export class Mutex {
@@ -19,11 +20,11 @@ export class Mutex {
     this.tail = new Promise<void>((resolve) => (finish = resolve));
     if (signal === undefined) return previous.then(section).finally(finish);
     return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason as Error);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
+      if (signal.aborted) reject(signal.reason as Error);
+      // Linked through one listener per signal: a refresh of many servers waits on one signal.
+      const unlink = linkAbort(signal, () => reject(signal.reason as Error));
       void previous.then(() => {
-        signal.removeEventListener('abort', onAbort);
+        unlink();
         if (signal.aborted) {
           finish();
           return;
@@ -62,17 +63,19 @@ export class CallGate {
       const waiter: Waiter = {
         shared,
         grant: () => {
-          signal?.removeEventListener('abort', onAbort);
+          unlink();
           resolve(this.enter(shared));
         },
       };
-      const onAbort = (): void => {
-        const at = this.queue.indexOf(waiter);
-        if (at !== -1) this.queue.splice(at, 1);
-        this.drain();
-        reject(signal!.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unlink =
+        signal === undefined
+          ? noop
+          : linkAbort(signal, () => {
+              const at = this.queue.indexOf(waiter);
+              if (at !== -1) this.queue.splice(at, 1);
+              this.drain();
+              reject(signal.reason as Error);
+            });
       this.queue.push(waiter);
     });
   }
@@ -98,3 +101,5 @@ export class CallGate {
     while (this.queue.length > 0 && this.canEnter(this.queue[0]!.shared)) this.queue.shift()!.grant();
   }
 }
+
+function noop(): void {}

@@ -12,6 +12,8 @@
  * its response was not seen to lose its abort: undici's pending fetch keeps the link.)
  */
 
+import { linkAbort } from '../../core/abort-link.js';
+
 /** Calls `listener` once when `signal` aborts (at once if it has); the returned function stops listening. */
 export function onAbort(signal: AbortSignal | null | undefined, listener: () => void): () => void {
   if (!signal) return () => {};
@@ -19,8 +21,8 @@ export function onAbort(signal: AbortSignal | null | undefined, listener: () => 
     listener();
     return () => {};
   }
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
+  // Many bodies may follow one transport's signal: one listener on it for all of them.
+  return linkAbort(signal, listener);
 }
 
 /**
