@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpToolProvider, type McpServerConfig } from '../src/index.js';
-import { observationLog, observed, stdioFixture } from './helpers.js';
+import { alive, observationLog, observed, stdioFixture } from './helpers.js';
 
 const providers: McpToolProvider[] = [];
 afterEach(async () => {
@@ -61,6 +61,36 @@ describe('reconnection', () => {
     // One tools/list per session: the initial one and the one after the reconnect.
     expect(observed(log).filter((entry) => entry.method === 'tools/list')).toHaveLength(2);
   });
+
+  for (const lifecycle of ['discover', 'initialize'] as const) {
+    it(`ends a caller's wait for a reconnect at its abort, and the reconnect goes on to ready without it (${lifecycle})`, async () => {
+      const log = observationLog();
+      const gate = join(dirname(log), 'boot');
+      writeFileSync(gate, '');
+      // A new process that never reads its stdin until the gate opens, and that the host would
+      // wait 60 s for if it shut it down: a caller held by either would outlive the test's timeout.
+      const config = catalogServer('s', [{ name: 'echo' }], log, { lifecycle, timeouts: { closeMs: 60_000 } });
+      const provider = await started({ ...config, transport: { ...config.transport, env: { ...(config.transport as { env: Record<string, string> }).env, FIXTURE_BOOT_GATE: gate } } } as McpServerConfig);
+      rmSync(gate);
+      try {
+        await killServer(provider, log);
+        const controller = new AbortController();
+        const call = provider.call('mcp_s_echo', { n: 1 }, { signal: controller.signal });
+        await vi.waitFor(() => expect(starts(log)).toHaveLength(2), { timeout: 10_000 });
+        controller.abort(new Error('the caller gave up'));
+        await expect(call).rejects.toThrow('the caller gave up');
+        // The new process is left to boot, and the status says so once it has.
+        expect(alive(starts(log)[1]!.pid)).toBe(true);
+      } finally {
+        writeFileSync(gate, '');
+      }
+      await vi.waitFor(() => expect(provider.serverStatuses()[0]).toMatchObject({ state: 'ready', pid: starts(log)[1]!.pid }), { timeout: 10_000 });
+      expect(provider.serverStatuses()[0]!.lastError).toBeUndefined();
+      const result = await provider.call('mcp_s_echo', { n: 2 });
+      expect(result.isError).toBe(false);
+      expect(starts(log)).toHaveLength(2);
+    });
+  }
 
   it('never replays a call whose server crashed under it, and says so', async () => {
     const log = observationLog();

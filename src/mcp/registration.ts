@@ -79,7 +79,7 @@ export class ServerRegistration {
 
   /**
    * What every session of this registration reports back, made once: closures made inside
-   * `ensureSession` would keep its caller's signal alive as long as the session lives.
+   * `connect` would keep its scope (the set-up deadline) alive as long as the session lives.
    */
   private readonly sessionCallbacks = {
     onClose: (): void => this.onSessionClosed(),
@@ -147,70 +147,81 @@ export class ServerRegistration {
     return this.session !== undefined && !this.session.closed ? this.session : undefined;
   }
 
+  /** The set-up in flight, shared by every caller that needs a session meanwhile. */
+  private connecting: Promise<McpSession> | undefined;
+
   /**
-   * Returns the live session, opening one if needed. Set-up is serialised: callers
-   * that race after a crash wait for the same attempt and share its session. A caller
-   * whose `signal` aborts stops waiting; if it was the one setting up, the attempt is
-   * cancelled without counting as the server's failure.
+   * Returns the live session, opening one if needed. Callers that race after a crash share
+   * one set-up and its session. A caller whose `signal` aborts stops waiting at once; the
+   * set-up goes on (within `timeouts.setupMs`, until the server is removed) for the next
+   * caller, so nobody waits for a process to boot or to shut down after giving up.
    */
-  async ensureSession(signal: AbortSignal): Promise<McpSession> {
+  ensureSession(signal: AbortSignal): Promise<McpSession> {
     const live = this.liveSession();
-    if (live !== undefined) return live;
-    return this.connectLock.run(async () => {
-      const current = this.liveSession();
-      if (current !== undefined) return current;
+    if (live !== undefined) return Promise.resolve(live);
+    if (this.connecting === undefined) {
+      const connecting = this.connectLock.run(() => this.connect());
+      this.connecting = connecting;
+      const settled = (): void => {
+        if (this.connecting === connecting) this.connecting = undefined;
+      };
+      connecting.then(settled, settled);
+    }
+    return waitBounded(this.connecting, { signal });
+  }
+
+  /** Opens and installs a session, under the connect lock; the caller's signal plays no part. */
+  private async connect(): Promise<McpSession> {
+    const current = this.liveSession();
+    if (current !== undefined) return current;
+    if (this.removed) throw new McpServerRemovedError(this.id);
+    if (this.down !== undefined) throw this.downError(this.down);
+    this.state = 'connecting';
+    // Linked by hand and unlinked after: the removal signal lives as long as the registration.
+    const setup = new OperationSignal([this.signal], this.config.timeouts.setupMs);
+    let session: McpSession;
+    try {
+      session = await openSession({
+        config: this.config,
+        logger: this.logger,
+        prior: this.verdict,
+        signal: setup.signal,
+        ...this.sessionCallbacks,
+        ...(this.authorizer ? { authorizer: this.authorizer } : {}),
+        ...(this.elicitation ? { elicitation: this.elicitation } : {}),
+      });
+    } catch (error) {
       if (this.removed) throw new McpServerRemovedError(this.id);
-      if (this.down !== undefined) throw this.downError(this.down);
-      const stateBefore = this.state;
-      this.state = 'connecting';
-      // Linked by hand and unlinked after: the removal signal lives as long as the registration.
-      const setup = new OperationSignal([signal, this.signal], this.config.timeouts.setupMs);
-      let session: McpSession;
-      try {
-        session = await openSession({
-          config: this.config,
-          logger: this.logger,
-          prior: this.verdict,
-          signal: setup.signal,
-          ...this.sessionCallbacks,
-          ...(this.authorizer ? { authorizer: this.authorizer } : {}),
-          ...(this.elicitation ? { elicitation: this.elicitation } : {}),
-        });
-      } catch (error) {
-        if (this.removed) throw new McpServerRemovedError(this.id);
-        if (signal.aborted && !setup.timedOut) {
-          this.state = stateBefore;
-        } else {
-          this.recordFailure(error);
-          if (this.reconnectPolicy.mode === 'manual') this.down = { error, reason: this.lastError ?? errorMessage(error) };
-        }
-        this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
-        throw error;
-      } finally {
-        setup.dispose();
-      }
-      if (this.removed) {
-        await session.close();
-        throw new McpServerRemovedError(this.id);
-      }
-      this.session = session;
-      this.lastSession = session;
-      this.verdict = session.verdict();
-      // The stream must be open before the catalog is listed: a change notified to nobody,
-      // between the listing and the stream's acknowledgement, would be lost for the session.
-      const listening = session.watchToolChanges(this.markDirty, this.logger);
-      const acknowledged = await waitBounded(listening.then(() => true), { timeoutMs: LISTEN_WAIT_MS }).catch(() => false);
-      // Acknowledged later: anything may have changed since the listing began.
-      if (!acknowledged) void listening.then(this.markDirty);
-      this.renewResourceSubscriptions(session);
-      // A new session may serve a different catalog: list again before the next use.
-      this.dirty = true;
-      this.logger.info(
-        { serverId: this.id, era: session.era, protocolVersion: session.protocolVersion },
-        'MCP server connected',
-      );
-      return session;
-    }, signal);
+      this.recordFailure(error);
+      if (this.reconnectPolicy.mode === 'manual') this.down = { error, reason: this.lastError ?? errorMessage(error) };
+      this.lastStderr = (error as { stderrTail?: string }).stderrTail ?? this.lastStderr;
+      throw error;
+    } finally {
+      setup.dispose();
+    }
+    if (this.removed) {
+      await session.close();
+      throw new McpServerRemovedError(this.id);
+    }
+    this.session = session;
+    this.lastSession = session;
+    this.verdict = session.verdict();
+    // The stream must be open before the catalog is listed: a change notified to nobody,
+    // between the listing and the stream's acknowledgement, would be lost for the session.
+    const listening = session.watchToolChanges(this.markDirty, this.logger);
+    const acknowledged = await waitBounded(listening.then(() => true), { timeoutMs: LISTEN_WAIT_MS }).catch(() => false);
+    // Acknowledged later: anything may have changed since the listing began.
+    if (!acknowledged) void listening.then(this.markDirty);
+    this.renewResourceSubscriptions(session);
+    // A new session may serve a different catalog: list again before the next use.
+    this.dirty = true;
+    // Connected is what is true now, whether or not anyone still waits to list its catalog.
+    if (!session.closed) this.state = 'ready';
+    this.logger.info(
+      { serverId: this.id, era: session.era, protocolVersion: session.protocolVersion },
+      'MCP server connected',
+    );
+    return session;
   }
 
   private notifyResourceUpdated(uri: string): void {
