@@ -285,6 +285,28 @@ describe('configuration and registration', () => {
     expect(down.lastError).toContain('/nonexistent/mcp-server');
   });
 
+  for (const [lifecycle, method] of [['initialize', 'initialize'], ['discover', 'server/discover'], ['auto', 'initialize']] as const) {
+    it(`says how a stdio server that dies at start ended, and before which answer (${lifecycle})`, async () => {
+      const provider = await started(
+        { id: 'quits', lifecycle, transport: { type: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+        { id: 'killed', lifecycle, transport: { type: 'stdio', command: process.execPath, args: ['-e', "process.kill(process.pid, 'SIGKILL')"] } },
+      );
+      const [killed, quits] = provider.serverStatuses();
+      expect(quits!.lastError).toBe(`MCP server "quits" could not be set up: the server process exited with code 3 before answering ${method}.`);
+      expect(killed!.lastError).toBe(`MCP server "killed" could not be set up: the server process was killed by SIGKILL before answering ${method}.`);
+    });
+  }
+
+  it('says how a stdio server that writes an error and exits at start ended, with what it wrote', async () => {
+    const provider = track(
+      new McpToolProvider({
+        servers: [{ id: 'must', required: true, transport: { type: 'stdio', command: process.execPath, args: ['-e', "console.error('no API key'); process.exit(1)"] } }],
+      }),
+    );
+    const failure = provider.init();
+    await expect(failure).rejects.toThrow(/the server process exited with code 1 before answering initialize\. Its stderr ended with: "no API key"/);
+  });
+
   it('fails init, naming the server, when a required server is unreachable', async () => {
     const provider = track(
       new McpToolProvider({ servers: [{ id: 'must', required: true, transport: { type: 'stdio', command: '/nonexistent/mcp-server' } }] }),

@@ -284,9 +284,14 @@ export class McpSession {
     return this.transport instanceof StdioTransport ? (this.transport.pid ?? undefined) : undefined;
   }
 
+  /** How a stdio server's child ended (`exited with code 1`, `was killed by SIGKILL`), once it has. */
+  exitDescription(): string | undefined {
+    return this.transport instanceof StdioTransport ? this.transport.exitDescription() : undefined;
+  }
+
   /** Why the connection ended, in words, for a session that closed on its own. */
   closeReason(): string {
-    const exit = this.transport instanceof StdioTransport ? this.transport.exitDescription() : undefined;
+    const exit = this.exitDescription();
     if (exit !== undefined) return `the server process ${exit}`;
     if (this.failure !== undefined) return this.failure.message;
     return this.transport instanceof StdioTransport ? 'the server closed its standard streams' : 'the connection closed';
@@ -410,10 +415,13 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     await client.connect(transport, { signal: attemptSignal, timeout: config.timeouts.connectAttemptMs, ...(prior ? { prior } : {}) });
     return session;
   } catch (error) {
+    // Read before closing: a child that ends because the attempt closes it did not exit on its own.
+    const exit = attemptSignal.aborted || !(transport instanceof StdioTransport) ? undefined : await transport.exitDescriptionSoon(EXIT_REPORT_GRACE_MS);
+    const exited = exit === undefined ? undefined : `the server process ${exit} before answering ${negotiation === 'legacy' ? 'initialize' : 'server/discover'}`;
     session.markClosed();
     await session.close();
     const stderr = session.stderrText();
-    const failure = asConnectError(config, session.failure ?? error, options.signal, stderr);
+    const failure = asConnectError(config, session.failure ?? error, { signal: options.signal, stderr, exited });
     throw Object.assign(failure, { stderrTail: stderr === undefined ? undefined : redactSecrets(stderr, config) });
   } finally {
     attemptSignal.removeEventListener('abort', abandon);
@@ -445,16 +453,29 @@ function authorizationRequired(config: ResolvedServerConfig, error: unknown): Mc
   return new McpAuthorizationRequired(config.id, undefined, error);
 }
 
+/** How long a failed set-up waits for a child whose pipes closed to report its exit. */
+const EXIT_REPORT_GRACE_MS = 500;
+
 /** How much of a failed server's stderr an error message quotes. */
 const STDERR_EXCERPT_CHARS = 1_000;
 
-function asConnectError(config: ResolvedServerConfig, error: unknown, signal: AbortSignal, stderr: string | undefined): Error {
+/**
+ * A failed set-up attempt as the error its caller sees. `exited` says how a stdio child
+ * ended on its own before it answered (`the server process exited with code 1 before
+ * answering initialize`), which says more than the SDK's "Connection closed".
+ */
+function asConnectError(
+  config: ResolvedServerConfig,
+  error: unknown,
+  context: { signal: AbortSignal; stderr: string | undefined; exited: string | undefined },
+): Error {
+  const { signal, stderr, exited } = context;
   if (error instanceof McpFleetError) return error;
   if (isAuthorizationError(error)) return authorizationRequired(config, error);
   // Redacted before it is cut, so the cut cannot leave part of a secret unrecognised.
   const excerpt = stderr === undefined ? undefined : redactSecrets(stderr, config).trim().slice(-STDERR_EXCERPT_CHARS);
   const tail = excerpt ? ` Its stderr ended with: ${JSON.stringify(excerpt)}` : '';
-  const reason = signal.aborted ? 'set-up was cancelled or timed out (timeouts.setupMs)' : `could not be set up: ${errorMessage(error)}`;
+  const reason = signal.aborted ? 'set-up was cancelled or timed out (timeouts.setupMs)' : `could not be set up: ${exited ?? errorMessage(error)}`;
   return new McpConnectError(config.id, redactSecrets(`MCP server "${config.id}" ${reason}.${tail}`, config), redactError(asError(error), config));
 }
 

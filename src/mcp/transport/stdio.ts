@@ -202,6 +202,22 @@ export class StdioTransport implements Transport {
     return status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
   }
 
+  /**
+   * How the child ended, once it has. When its pipes are already gone (a write met a closed
+   * stdin, stdout ended) but the exit has not been reported yet, waits up to `graceMs` for it:
+   * the broken pipe is often seen first, and the exit is what explains it.
+   */
+  async exitDescriptionSoon(graceMs: number): Promise<string | undefined> {
+    const child = this.child;
+    const pipesGone = child?.stdin?.destroyed === true || child?.stdout?.readableEnded === true;
+    if (this.exitStatus === undefined && this.exited !== undefined && pipesGone) {
+      const pause = delay(graceMs);
+      await Promise.race([this.exited, pause]);
+      pause.cancel();
+    }
+    return this.exitDescription();
+  }
+
   /** The last bytes the server wrote to stderr. */
   stderrText(): string {
     return this.stderrTail.text();
