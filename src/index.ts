@@ -91,6 +91,7 @@ export type { McpCompletion, McpCompletionReference } from './mcp/prompts.js';
 export { McpOperationError } from './mcp/server-operations.js';
 export { McpTaskError } from './mcp/tasks.js';
 export { McpEventError, type McpEventErrorKind } from './mcp/events/errors.js';
+export type { McpEventErrorData } from './mcp/events/error-data.js';
 export type {
   McpEvent,
   McpEventDeliveryMode,

@@ -234,8 +234,25 @@ describe('tailing an event type', () => {
         kind: 'forbidden',
         rpcCode: -32024,
         reason: 'access_revoked',
+        data: { reason: 'access_revoked' },
         message: 'the ticket.created subscription of MCP server "ev" ended (forbidden): events/stream failed: Access revoked: access_revoked',
       },
+    });
+  });
+
+  it("shows the server's error data: the warning says when the retry comes (its retryAfterMs), the --json envelope carries the data", async () => {
+    const { ev } = await httpServer();
+    const json = start(['events', 'ev', 'ticket.created', '--json', ...ev]);
+    await vi.waitFor(() => expect(json.cursors()).toEqual(['c0']), WAIT);
+    // The reopened stream will be refused for good; the first one ends out of quota.
+    await tool(ev, 'fail-next', '--args', JSON.stringify({ method: 'events/stream', code: -32602, message: 'Invalid params', data: { field: 'cursor', reason: 'expired' } }));
+    await tool(ev, 'terminate', '--args', JSON.stringify({ code: -32025, message: 'Too many streams', data: { limit: 'streams', max: 1, retryAfterMs: 3_000 } }));
+    expect(await json.exited).toBe(2);
+    expect(json.stderr).toContain('warning ticket.created on MCP server "ev" (resource_exhausted): events/stream failed: Too many streams; the subscription goes on, retrying in 3 s.');
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      server_id: 'ev',
+      event: 'ticket.created',
+      error: { kind: 'invalid_params', rpcCode: -32602, reason: 'expired', data: { field: 'cursor', reason: 'expired' } },
     });
   });
 

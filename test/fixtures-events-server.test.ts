@@ -421,6 +421,32 @@ describe.each(ERAS)('the events fixture over stdio on %s', (era) => {
     expect((await protocolFailure(missingCursor)).code).toBe(-32602);
   });
 
+  it('answers the next requests of a method with the error fail-next armed, data included, then as before', async () => {
+    const { client, log, notices } = await stdioClient(era);
+    const data = { limit: 'polls', max: 10, retryAfterMs: 45_000 };
+    await client.callTool({ name: 'fail-next', arguments: { method: 'events/poll', code: -32025, message: 'Too many polls', data, times: 2 } });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const failure = await protocolFailure(poll(client, { name: 'ticket.created', cursor: null }));
+      expect([failure.code, failure.message, failure.data]).toEqual([-32025, 'Too many polls', data]);
+    }
+    expect((await poll(client, { name: 'ticket.created', cursor: null })).cursor).toMatch(/^c\d+$/);
+    expect(observed(log).filter((entry) => entry.event === 'fault-injected')).toEqual([
+      expect.objectContaining({ method: 'events/poll', code: -32025 }),
+      expect.objectContaining({ method: 'events/poll', code: -32025 }),
+    ]);
+    await client.callTool({ name: 'fail-next', arguments: { method: 'events/list', data: { field: 'cursor', reason: 'bad' } } });
+    expect((await protocolFailure(client.request({ method: 'events/list', params: {} }, ListResult))).data).toEqual({ field: 'cursor', reason: 'bad' });
+
+    // terminate and stream-error send the data they are given.
+    openStream(client, { name: 'ticket.created', cursor: null });
+    await vi.waitFor(() => expect(noticesOf(notices, 'active')).toHaveLength(1), DELIVERY);
+    await client.callTool({ name: 'stream-error', arguments: { data: { detail: ['a', 1] } } });
+    await client.callTool({ name: 'terminate', arguments: { code: -32025, message: 'Over quota', data: { retryAfterMs: 9_000 } } });
+    await vi.waitFor(() => expect(noticesOf(notices, 'terminated')).toHaveLength(1), DELIVERY);
+    expect(noticesOf(notices, 'error')[0]!.params.error).toEqual({ code: -32603, message: 'Upstream failure', data: { detail: ['a', 1] } });
+    expect(noticesOf(notices, 'terminated')[0]!.params.error).toEqual({ code: -32025, message: 'Over quota', data: { retryAfterMs: 9_000 } });
+  });
+
   it('registers no events methods with FIXTURE_NO_EVENTS, so the client gets Method not found', async () => {
     const { client } = await stdioClient(era, { FIXTURE_NO_EVENTS: '1' });
     expect(client.getServerCapabilities()?.extensions).toBeUndefined();

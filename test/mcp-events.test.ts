@@ -2,8 +2,9 @@
  * MCP Events on the provider and the fleet, against a real Events server (the fixture
  * test/fixtures/events-server.mjs) over stdio in both eras and over Streamable HTTP:
  * event types within budgets, servers without the extension, poll subscriptions with
- * at-least-once delivery, terminal errors, and webhook subscriptions whose deliveries
- * a real receiver verifies.
+ * at-least-once delivery, terminal errors, the server's error data on every path
+ * (bounded, redacted, its retryAfterMs obeyed within the backoff's bounds), and webhook
+ * subscriptions whose deliveries a real receiver verifies.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,6 +131,163 @@ describe.each(transports)('MCP Events over %s', (_transport, config) => {
     await mcp.callServerTool('ev', 'terminate', {});
     await subscription.finished;
     expect(sink.signals.at(-1)).toMatchObject({ type: 'terminated', error: { kind: 'forbidden', rpcCode: -32024, reason: 'access_revoked' } });
+  });
+});
+
+/** Makes the fixture answer the next requests of an events/* method with this JSON-RPC error (its fail-next tool). */
+async function failNext(mcp: McpToolProvider, method: string, error: { code?: number; message?: string; data?: unknown; times?: number }): Promise<void> {
+  const result = await mcp.callServerTool('ev', 'fail-next', { method, ...error });
+  expect(result.isError).toBeFalsy();
+}
+
+type ErrorSignal = Extract<McpEventSignal, { type: 'error' }>;
+const errorSignals = (signals: McpEventSignal[]): ErrorSignal[] => signals.filter((signal): signal is ErrorSignal => signal.type === 'error');
+const QUOTA = { limit: 'subscriptions', max: 10, retryAfterMs: 45_000 };
+
+describe.each(transports)('MCP Events error data over %s', (_transport, config) => {
+  it('keeps the data of a poll error, and the retry waits the retryAfterMs of a resource_exhausted one', async () => {
+    const mcp = await provider(await config());
+    await failNext(mcp, 'events/poll', { code: -32025, message: 'Too many subscriptions', data: QUOTA });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(1), DELIVERY);
+    const [signal] = errorSignals(sink.signals);
+    expect(signal!.error).toBeInstanceOf(McpEventError);
+    expect(signal!.error).toMatchObject({ kind: 'resource_exhausted', rpcCode: -32025, data: QUOTA, dataDropped: false, retryAfterMs: 45_000 });
+    expect(signal!.retryInMs).toBe(45_000);
+    await subscription.cancel();
+    expect(sink.signals.at(-1)).toEqual({ type: 'terminated', error: undefined });
+  });
+
+  it('keeps the data of a stream error notice and of a terminated notice, and the retry waits the terminated notice\'s retryAfterMs', async () => {
+    const mcp = await provider(await config());
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, sink);
+    await vi.waitFor(() => expect(sink.signals[0]?.type).toBe('active'), DELIVERY);
+    await mcp.callServerTool('ev', 'stream-error', { message: 'Bad filter', data: { field: 'project', reason: 'unknown_project' } });
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(1), DELIVERY);
+    expect(errorSignals(sink.signals)[0]).toMatchObject({ error: { kind: 'other', reason: 'unknown_project', data: { field: 'project', reason: 'unknown_project' } } });
+    // A notice changes nothing: no retry.
+    expect(errorSignals(sink.signals)[0]!.retryInMs).toBeUndefined();
+    await mcp.callServerTool('ev', 'terminate', { code: -32025, message: 'Too many streams', data: { ...QUOTA, limit: 'streams', retryAfterMs: 20_000 } });
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(2), DELIVERY);
+    const ended = errorSignals(sink.signals)[1]!;
+    expect(ended.error).toMatchObject({ kind: 'resource_exhausted', data: { limit: 'streams', max: 10, retryAfterMs: 20_000 }, terminal: false });
+    expect(ended.retryInMs).toBe(20_000);
+    await subscription.cancel();
+  });
+
+  it('ends a push subscription whose stream request fails terminally, with the error\'s data', async () => {
+    const mcp = await provider(await config());
+    await failNext(mcp, 'events/stream', { code: -32602, message: 'Invalid params', data: { field: 'cursor', reason: 'expired' } });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, sink);
+    await subscription.finished;
+    expect(sink.signals.at(-1)).toMatchObject({ type: 'terminated', error: { kind: 'invalid_params', reason: 'expired', data: { field: 'cursor', reason: 'expired' } } });
+  });
+
+  it('keeps the data of an events/list error', async () => {
+    const mcp = await provider(await config());
+    await failNext(mcp, 'events/list', { code: -32025, message: 'Slow down', data: { limit: 'requests', max: 5, retryAfterMs: 1_000 } });
+    const error = await mcp.listEvents('ev').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(McpEventError);
+    expect(error).toMatchObject({ kind: 'resource_exhausted', data: { limit: 'requests', max: 5, retryAfterMs: 1_000 }, retryAfterMs: 1_000 });
+  });
+});
+
+const TOKEN = 'tok_live_5f3a9c2e81d04b7a';
+
+describe('MCP Events error data: bounded, redacted, retryAfterMs clamped', () => {
+  it('drops data over 4 KiB and says so, keeping the reason and the retryAfterMs', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    await failNext(mcp, 'events/poll', { code: -32025, message: 'Over quota', data: { reason: 'quota', retryAfterMs: 30_000, detail: 'x'.repeat(5_000) } });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(1), DELIVERY);
+    const { error, retryInMs } = errorSignals(sink.signals)[0]!;
+    expect(error).toMatchObject({ kind: 'resource_exhausted', reason: 'quota', dataDropped: true, retryAfterMs: 30_000 });
+    expect(error.data).toBeUndefined();
+    expect(error.message).toContain('error data was over 4096 bytes');
+    expect(retryInMs).toBe(30_000);
+    // Nothing of the dropped data is kept, not even through the cause.
+    expect(inspect(error, { depth: 20 })).not.toContain('x'.repeat(100));
+    await subscription.cancel();
+  });
+
+  it('redacts the server\'s secrets from the data and the message of poll, push and webhook errors, keys and causes included', async () => {
+    const hooks = await receiver();
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs', { env: { FIXTURE_TOKEN: TOKEN } }));
+    const echoed = { reason: `token ${TOKEN} expired`, [TOKEN]: [`Bearer ${TOKEN}`, 7], nested: { secret: SECRET } };
+    const expected = { reason: 'token [REDACTED] expired', '[REDACTED]': ['Bearer [REDACTED]', 7] };
+    const errors: McpEventError[] = [];
+
+    await failNext(mcp, 'events/poll', { code: -32603, message: `Upstream refused ${TOKEN}`, data: echoed });
+    const sink = recorder();
+    const poll = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(1), DELIVERY);
+    await poll.cancel();
+    errors.push(errorSignals(sink.signals)[0]!.error);
+
+    const pushSink = recorder();
+    const push = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'push' }, pushSink);
+    await vi.waitFor(() => expect(pushSink.signals[0]?.type).toBe('active'), DELIVERY);
+    await mcp.callServerTool('ev', 'stream-error', { message: `Upstream refused ${TOKEN}`, data: echoed });
+    await vi.waitFor(() => expect(errorSignals(pushSink.signals)).toHaveLength(1), DELIVERY);
+    await push.cancel();
+    errors.push(errorSignals(pushSink.signals)[0]!.error);
+
+    await failNext(mcp, 'events/subscribe', { code: -32025, message: `No more hooks for ${TOKEN} (${SECRET})`, data: echoed });
+    errors.push((await mcp.subscribeWebhook('ev', { name: 'ticket.created', url: hooks.url, secret: SECRET }).catch((caught: unknown) => caught)) as McpEventError);
+
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(McpEventError);
+      expect(error.data).toMatchObject(expected);
+      expect(error.reason).toBe('token [REDACTED] expired');
+      expect(error.message).toContain('[REDACTED]');
+      for (const shown of [error.message, JSON.stringify(error.data), inspect(error, { depth: 20 })]) expect(shown).not.toContain(TOKEN);
+    }
+    // The webhook secret is the application's: scrubbed from that error too.
+    const webhook = errors[2]!;
+    expect(webhook.data).toMatchObject({ nested: { secret: '[redacted]' } });
+    for (const shown of [webhook.message, JSON.stringify(webhook.data), inspect(webhook, { depth: 20 })]) expect(shown).not.toContain(SECRET);
+  });
+
+  it('keeps the data of a failed webhook renewal in the warning, and retries after its retryAfterMs', async () => {
+    const hooks = await receiver();
+    const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logger: McpLogger = { debug() {}, info() {}, error() {}, warn: (fields, message) => void warnings.push({ fields, message }) };
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'), logger);
+    await mcp.subscribeWebhook('ev', { name: 'ticket.created', url: hooks.url, secret: SECRET, ttlMs: 2_000 });
+    await failNext(mcp, 'events/subscribe', { code: -32025, message: 'Too many renewals', data: { ...QUOTA, retryAfterMs: 60_000 } });
+    await vi.waitFor(() => expect(warnings.some((warning) => warning.message.includes('renewing'))).toBe(true), DELIVERY);
+    const warning = warnings.find((entry) => entry.message.includes('renewing'))!;
+    expect(warning.fields).toMatchObject({ kind: 'resource_exhausted', rpcCode: -32025, data: { ...QUOTA, retryAfterMs: 60_000 }, retryInMs: 60_000 });
+    expect(warning.message).toContain('retrying in 60 s');
+    await mcp.unsubscribeWebhook('ev', { name: 'ticket.created', url: hooks.url });
+  });
+
+  it('clamps a retryAfterMs to the minimum backoff and to 5 minutes, and ignores it for other kinds', async () => {
+    const mcp = await provider(stdioFixture('ev', 'events-server.mjs'));
+    await failNext(mcp, 'events/poll', { code: -32025, message: 'Busy', data: { retryAfterMs: 10 } });
+    const sink = recorder();
+    const subscription = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, sink);
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(1), DELIVERY);
+    // Armed before the retry (2 s away) asks again.
+    await failNext(mcp, 'events/poll', { code: -32025, message: 'Busy', data: { retryAfterMs: 3_600_000 } });
+    await vi.waitFor(() => expect(errorSignals(sink.signals)).toHaveLength(2), DELIVERY);
+    expect(errorSignals(sink.signals).map((signal) => [signal.error.retryAfterMs, signal.retryInMs])).toEqual([
+      [10, 2_000],
+      [3_600_000, 300_000],
+    ]);
+    await subscription.cancel();
+
+    // An internal error's hint is not a quota: the backoff of its own applies.
+    await failNext(mcp, 'events/poll', { code: -32603, message: 'Oops', data: { retryAfterMs: 45_000 } });
+    const other = recorder();
+    const second = mcp.subscribeEvents('ev', { name: 'ticket.created', mode: 'poll' }, other);
+    await vi.waitFor(() => expect(errorSignals(other.signals)).toHaveLength(1), DELIVERY);
+    expect(errorSignals(other.signals)[0]).toMatchObject({ error: { kind: 'other', retryAfterMs: 45_000 }, retryInMs: 2_000 });
+    await second.cancel();
   });
 });
 
@@ -385,7 +543,8 @@ describe('MCP Events acceptance', () => {
 
 describe('McpEventError', () => {
   it('classifies both generations of the draft\'s codes, keeps data.reason, and knows which end a subscription', async () => {
-    const { eventErrorFromWire, eventErrorKind } = await import('../src/mcp/events/errors.js');
+    const { eventErrorFromWire: fromWire, eventErrorKind } = await import('../src/mcp/events/errors.js');
+    const eventErrorFromWire = (serverId: string, operation: string, error: { code?: unknown; message?: unknown; data?: unknown }) => fromWire(serverId, operation, error, (text) => text);
     const kinds = [-32601, -32602, -32023, -32011, -32024, -32012, -32025, -32013, -32026, -32014, -32027, -32015, -32603].map(eventErrorKind);
     expect(kinds).toEqual(['unsupported', 'invalid_params', 'not_found', 'not_found', 'forbidden', 'forbidden', 'resource_exhausted', 'resource_exhausted', 'unsupported', 'unsupported', 'callback_endpoint', 'callback_endpoint', 'other']);
     const error = eventErrorFromWire('ev', 'events/subscribe', { code: -32015, message: 'CallbackEndpointError', data: { reason: 'challenge_failed' } });
@@ -395,5 +554,39 @@ describe('McpEventError', () => {
     const long = eventErrorFromWire('ev', 'x', { code: -32603, message: 'm'.repeat(2000), data: { reason: 'r'.repeat(2000) } });
     expect(long.message.length).toBeLessThan(900);
     expect(long.terminal).toBe(false);
+  });
+
+  it('keeps any JSON error data up to 4 KiB serialised, and drops one byte more with a note', async () => {
+    const { eventErrorFromWire } = await import('../src/mcp/events/errors.js');
+    const same = (text: string): string => text;
+    for (const data of [{ field: 'cursor', reason: 'expired' }, ['a', 1, null], 'plain', 0, null]) {
+      expect(eventErrorFromWire('ev', 'x', { code: -32602, message: 'bad', data }, same)).toMatchObject({ data, dataDropped: false });
+    }
+    expect(eventErrorFromWire('ev', 'x', { code: -32602, message: 'bad' }, same)).toMatchObject({ data: undefined, dataDropped: false });
+    // {"pad":"..."} is 10 bytes around the string.
+    const fits = eventErrorFromWire('ev', 'x', { code: -32603, message: 'm', data: { pad: 'p'.repeat(4096 - 10) } }, same);
+    expect([fits.dataDropped, JSON.stringify(fits.data).length]).toEqual([false, 4096]);
+    const over = eventErrorFromWire('ev', 'x', { code: -32603, message: 'm', data: { pad: 'p'.repeat(4096 - 9) } }, same);
+    expect([over.dataDropped, over.data]).toEqual([true, undefined]);
+    expect(over.message).toBe('MCP server "ev": x failed: m (its error data was over 4096 bytes serialised and was dropped)');
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 1_500; level++) deep = [deep];
+    expect(eventErrorFromWire('ev', 'x', { code: -32603, message: 'm', data: deep }, same)).toMatchObject({ data: undefined, dataDropped: true });
+  });
+
+  it('redacts error data like the message (keys, strings, numbers), keeps a "__proto__" key a key, and reads retryAfterMs', async () => {
+    const { eventErrorFromWire } = await import('../src/mcp/events/errors.js');
+    const redact = (text: string): string => text.split('s3cr3t').join('[REDACTED]');
+    const data = JSON.parse('{"__proto__": {"polluted": true}, "s3cr3t": "a s3cr3t b", "code": 1234, "reason": "s3cr3t"}') as unknown;
+    const error = eventErrorFromWire('ev', 'x', { code: -32025, message: 'over s3cr3t', data }, (text) => redact(text).split('1234').join('[REDACTED]'));
+    expect(error.data).toEqual(JSON.parse('{"__proto__": {"polluted": true}, "[REDACTED]": "a [REDACTED] b", "code": "[REDACTED]", "reason": "[REDACTED]"}'));
+    expect(Object.getPrototypeOf(error.data)).toBe(Object.prototype);
+    expect([error.reason, error.message]).toEqual(['[REDACTED]', 'MCP server "ev": x failed: over [REDACTED]: [REDACTED]']);
+    // A secret cut in half by the length limit would no longer be found: redacted first, then cut.
+    const long = eventErrorFromWire('ev', 'x', { code: -32603, message: `${'m'.repeat(509)}s3cr3t`, data: { reason: `${'r'.repeat(253)}s3cr3t` } }, redact);
+    expect(long.message).not.toContain('s3c');
+    expect(long.reason).not.toContain('s3c');
+    const hint = (retryAfterMs: unknown): number | undefined => eventErrorFromWire('ev', 'x', { code: -32025, data: { retryAfterMs } }, redact).retryAfterMs;
+    expect([hint(1_500), hint(0), hint(-1), hint('1500'), hint(Number.POSITIVE_INFINITY), hint(undefined)]).toEqual([1_500, 0, undefined, undefined, undefined, undefined]);
   });
 });

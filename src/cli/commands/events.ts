@@ -7,13 +7,17 @@
  * until the subscription ends (a terminal error: one line naming the server, the type and
  * the error's kind; exit 1, or 2 for arguments or a cursor the server refused). Push is
  * used when the type offers it, else poll. A recoverable error is a warning (the
- * subscription retries from the last cursor), a change of the server's types a note.
+ * subscription retries from the last cursor, saying when), a change of the server's types
+ * a note.
  *
  * JSON: `{ events: [McpEventType] }` (`events: null` when the server does not implement
  * MCP Events); tailing, the event lines are the same, and a failure is the envelope
- * `{ server_id, event, error: { code, message, kind?, rpcCode?, reason? } }`.
+ * `{ server_id, event, error: { code, message, kind?, rpcCode?, reason?, data?, dataDropped? } }`
+ * (`data`: the server's `error.data`, redacted, at most 4 KiB; `dataDropped: true` when it
+ * sent more).
  */
 import { nearMatches } from '../../core/similarity.js';
+import type { McpEventErrorData } from '../../mcp/events/error-data.js';
 import { McpEventError } from '../../mcp/events/errors.js';
 import type { McpEvent, McpEventSignal, McpEventSubscription, McpEventType } from '../../mcp/events/types.js';
 import { callArguments } from '../args.js';
@@ -47,18 +51,37 @@ export async function events(context: CommandContext, serverId: unknown, name: u
   return EXIT.ok;
 }
 
+/** What the envelope shows of a failure. */
+interface Failure {
+  code?: string;
+  message: string;
+  kind?: string;
+  rpcCode?: number | undefined;
+  reason?: string | undefined;
+  data?: McpEventErrorData | undefined;
+  dataDropped?: boolean;
+}
+
 /** A failure before or of the subscription: in `--json` the envelope's shape, in text one line on stderr. */
-function failure(context: CommandContext, serverId: string, name: string, error: { code?: string; message: string; kind?: string; rpcCode?: number | undefined; reason?: string | undefined }): void {
+function failure(context: CommandContext, serverId: string, name: string, error: Failure): void {
   const { output } = context;
   if (!output.json) {
     output.error(cliWording(error.message));
     return;
   }
-  const { code = 'event_failed', message, kind, rpcCode, reason } = error;
+  const { code = 'event_failed', message, kind, rpcCode, reason, data, dataDropped } = error;
   output.printJson({
     server_id: serverId,
     event: name,
-    error: { code, message: cliWording(message), ...(kind === undefined ? {} : { kind }), ...(rpcCode === undefined ? {} : { rpcCode }), ...(reason === undefined ? {} : { reason }) },
+    error: {
+      code,
+      message: cliWording(message),
+      ...(kind === undefined ? {} : { kind }),
+      ...(rpcCode === undefined ? {} : { rpcCode }),
+      ...(reason === undefined ? {} : { reason }),
+      ...(data === undefined ? {} : { data }),
+      ...(dataDropped === true ? { dataDropped } : {}),
+    },
   });
 }
 
@@ -127,7 +150,7 @@ async function tail(context: CommandContext, serverId: string, name: string, wor
         return;
       case 'error':
         troubled = true;
-        warn(output, `${name} on MCP server "${serverId}" (${event.error.kind}): ${detail(serverId, event.error)}; the subscription goes on.`);
+        warn(output, `${name} on MCP server "${serverId}" (${event.error.kind}): ${detail(serverId, event.error)}; the subscription goes on${event.retryInMs === undefined ? '' : `, retrying in ${Math.round(event.retryInMs / 1000)} s`}.`);
         return;
       case 'list_changed':
         output.note(`MCP server "${serverId}" changed its event types (mcp-fleet events ${serverId} lists them).`);
@@ -161,6 +184,8 @@ async function tail(context: CommandContext, serverId: string, name: string, wor
     kind: error.kind,
     rpcCode: error.rpcCode,
     reason: error.reason,
+    data: error.data,
+    dataDropped: error.dataDropped,
     message: `the ${name} subscription of MCP server "${serverId}" ended (${error.kind}): ${detail(serverId, error)}`,
   });
   return error.kind === 'invalid_params' ? EXIT.usage : EXIT.failure;

@@ -10,7 +10,7 @@ import { ANY_RESULT } from './wire.js';
 import { isTimeoutError } from '../errors-sdk.js';
 import type { ServerRegistration } from '../registration.js';
 import { isMethodNotFound, type McpRequestOptions, onSession } from '../server-operations.js';
-import { McpEventError, toEventError } from './errors.js';
+import { McpEventError, serverRedact, toEventError } from './errors.js';
 import type { McpEventDeliveryMode, McpEventType } from './types.js';
 
 /** How long the first page may take before the server is taken not to know the extension. */
@@ -84,6 +84,6 @@ export async function listEvents(registration: ServerRegistration, options: McpR
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    throw toEventError(id, 'events/list', error);
+    throw toEventError(id, 'events/list', error, serverRedact(registration.config));
   }
 }

@@ -8,8 +8,9 @@
  * server (`notifications/cancelled`, or closing the request's stream on 2026-07-28 HTTP).
  */
 import { randomUUID } from 'node:crypto';
+import { isJsonObject } from '../../core/json.js';
 import type { ServerRegistration } from '../registration.js';
-import { McpEventError, eventErrorFromWire } from './errors.js';
+import { McpEventError, eventErrorFromWire, serverRedact } from './errors.js';
 import { checkedCursor, checkedEvent } from './poll.js';
 import { type EventNotice, STREAM_TOKEN_KEY } from './router.js';
 import type { RoundContext, RoundEnd } from './subscriber.js';
@@ -127,10 +128,10 @@ async function handle(registration: ServerRegistration, context: RoundContext, n
       return;
     }
     case 'error':
-      await context.deliver({ type: 'error', error: eventErrorFromWire(registration.id, 'events/stream', (params.error as Record<string, unknown> | undefined) ?? params) });
+      await context.deliver({ type: 'error', error: noticeError(registration, params) });
       return;
     case 'terminated':
-      throw eventErrorFromWire(registration.id, 'events/stream', (params.error as Record<string, unknown> | undefined) ?? params);
+      throw noticeError(registration, params);
     case 'list_changed':
       await context.deliver({ type: 'list_changed' });
       return;
@@ -138,4 +139,10 @@ async function handle(registration: ServerRegistration, context: RoundContext, n
       // An unknown kind from a newer draft: nothing to do with it.
       return;
   }
+}
+
+/** The error of an `error` or `terminated` notice, its data kept (bounded, redacted). */
+function noticeError(registration: ServerRegistration, params: Record<string, unknown>): McpEventError {
+  const error = isJsonObject(params.error) ? params.error : params;
+  return eventErrorFromWire(registration.id, 'events/stream', error, serverRedact(registration.config));
 }

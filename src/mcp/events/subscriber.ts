@@ -2,17 +2,29 @@
  * One subscription's life, for poll and push alike: rounds (a run of polls, one open
  * stream) from the last accepted cursor, the sink's signals, retries with backoff, and
  * the end. A cursor is accepted only once the sink took the signal that carried it, so
- * delivery is at least once and the provider keeps no event state of its own.
+ * delivery is at least once and the provider keeps no event state of its own. A server
+ * out of quota says when to come back (`retryAfterMs`), and the retry waits that long.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OperationSignal } from '../deadline.js';
 import type { ServerRegistration } from '../registration.js';
-import { McpEventError, toEventError } from './errors.js';
+import { McpEventError, serverRedact, toEventError } from './errors.js';
 import type { McpEventSignal, McpEventSink, McpEventSubscription, McpEventSubscriptionRequest } from './types.js';
 
 /** Retry backoff after a failed round: 2 s, doubling, at most 5 min; reset once a round delivers. */
 export const RETRY_FIRST_MS = 2_000;
 export const RETRY_MAX_MS = 300_000;
+/**
+ * How long to wait after `failure` with the backoff at `backoffMs`. For
+ * `resource_exhausted`, the server's `retryAfterMs` when it gave one (it knows when its
+ * quota frees up), kept within the same 2 s - 5 min: a server cannot make a client hammer
+ * it, nor park a subscription for longer than the backoff ever would. Otherwise the backoff.
+ */
+export function retryDelay(failure: McpEventError, backoffMs: number): number {
+  if (failure.kind !== 'resource_exhausted' || failure.retryAfterMs === undefined) return backoffMs;
+  return Math.min(RETRY_MAX_MS, Math.max(RETRY_FIRST_MS, failure.retryAfterMs));
+}
+
 /** Pause before reopening a stream the server ended normally. */
 export const REOPEN_MS = 1_000;
 
@@ -72,6 +84,7 @@ export class EventSubscriptionRun implements McpEventSubscription {
 
   private async rounds(signal: AbortSignal): Promise<void> {
     let ending: McpEventError | undefined;
+    const redact = serverRedact(this.registration.config);
     while (!signal.aborted) {
       try {
         const end = await this.round(this.context(signal));
@@ -79,13 +92,16 @@ export class EventSubscriptionRun implements McpEventSubscription {
         await sleep(REOPEN_MS, undefined, { signal }).catch(() => {});
       } catch (error) {
         if (signal.aborted) break;
-        const failure = toEventError(this.registration.id, this.request.mode === 'poll' ? 'events/poll' : 'events/stream', error);
+        const failure = toEventError(this.registration.id, this.request.mode === 'poll' ? 'events/poll' : 'events/stream', error, redact);
         if (failure.terminal) {
           ending = failure;
           break;
         }
-        await this.offer({ type: 'error', error: failure });
-        await sleep(this.backoffMs, undefined, { signal }).catch(() => {});
+        // The wait the sink is told of is the one taken.
+        const retryInMs = retryDelay(failure, this.backoffMs);
+        await this.offer({ type: 'error', error: failure, retryInMs });
+        await sleep(retryInMs, undefined, { signal }).catch(() => {});
+        // A server's hint replaces one wait, not the escalation: the next failure without one backs off further.
         this.backoffMs = Math.min(this.backoffMs * 2, RETRY_MAX_MS);
       }
     }

@@ -39,14 +39,18 @@ export interface McpEvent {
  * - `events`: occurrences, and the cursor to resume after them. Persist the cursor once
  *   the events are stored; it is used for the next request only after `deliver`
  *   resolved for this signal.
- * - `error`: a recoverable failure; the subscription retries from the last accepted cursor.
+ * - `error`: a recoverable failure. With `retryInMs`, the round failed and the
+ *   subscription retries from the last accepted cursor after that many milliseconds (the
+ *   backoff, or the server's `retryAfterMs` for `resource_exhausted`, within 2 s - 5 min);
+ *   without it (a notice from the server, a skipped occurrence), the round goes on. The
+ *   error carries the server's `data`, bounded and redacted.
  * - `list_changed`: the server's event types changed; list them again.
  * - `terminated`: the end, with the error that ended it (`undefined` when cancelled).
  */
 export type McpEventSignal =
   | { type: 'active'; mode: 'poll' | 'push'; truncated: boolean }
   | { type: 'events'; events: McpEvent[]; cursor: string | null }
-  | { type: 'error'; error: McpEventError }
+  | { type: 'error'; error: McpEventError; retryInMs?: number }
   | { type: 'list_changed' }
   | { type: 'terminated'; error: McpEventError | undefined };
 

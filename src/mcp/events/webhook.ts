@@ -2,20 +2,24 @@
  * Webhook delivery: `events/subscribe` with the application's receiver URL and `whsec_`
  * secret, kept alive by subscribing again before the server's `refreshBefore` until
  * `events/unsubscribe`. The server posts the deliveries to the application, which checks
- * them with `verifyWebhookDelivery`. The secret never appears in an error or a log.
+ * them with `verifyWebhookDelivery`. The secret never appears in an error or a log. A
+ * failed renewal is logged with the server's error data and tried again after a backoff,
+ * or after the server's `retryAfterMs` when it is out of quota.
  */
 import { utf8Bytes } from '../../core/budget.js';
 import type { ServerRegistration } from '../registration.js';
 import { type McpRequestOptions, onSession } from '../server-operations.js';
-import { McpEventError, toEventError } from './errors.js';
+import type { Redact } from './error-data.js';
+import { McpEventError, serverRedact, toEventError } from './errors.js';
 import { MAX_EVENT_NAME_BYTES } from './list.js';
 import { checkedCursor } from './poll.js';
+import { retryDelay } from './subscriber.js';
 import type { McpWebhookSubscription, McpWebhookSubscriptionRequest } from './types.js';
 import { ANY_RESULT } from './wire.js';
 
 /** Renew this long before `refreshBefore` (or at half the time left, when that is sooner). */
 export const WEBHOOK_REFRESH_MARGIN_MS = 30_000;
-/** A failed renewal is tried again after this long (doubling, at most `RETRY`'s 5 min). */
+/** A failed renewal is tried again after this long (doubling, at most 5 min, as a subscription's retries). */
 const RENEW_RETRY_MS = 2_000;
 const RENEW_RETRY_MAX_MS = 300_000;
 
@@ -33,9 +37,14 @@ function scrub(text: string, secret: string): string {
   return secret === '' ? text : text.split(secret).join('[redacted]');
 }
 
-function scrubbed(error: McpEventError, secret: string): McpEventError {
-  return new McpEventError(error.serverId ?? '', error.kind, scrub(error.message, secret), { rpcCode: error.rpcCode, reason: error.reason });
+/** What an error of this subscription is redacted with: the server's secrets and the webhook's. */
+function redactorOf(registration: ServerRegistration, secret: string): Redact {
+  const redact = serverRedact(registration.config);
+  return (text) => scrub(redact(text), secret);
 }
+
+/** A wait in whole seconds, for a log line. */
+const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
 
 function checkRequest(registration: ServerRegistration, request: McpWebhookSubscriptionRequest): void {
   const bytes = utf8Bytes(request.name);
@@ -73,7 +82,7 @@ async function subscribeOnce(registration: ServerRegistration, request: McpWebho
     );
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    throw scrubbed(toEventError(id, 'events/subscribe', error), request.secret);
+    throw toEventError(id, 'events/subscribe', error, redactorOf(registration, request.secret));
   }
   const subscriptionId = typeof result.id === 'number' ? String(result.id) : result.id;
   if (typeof subscriptionId !== 'string' || subscriptionId === '' || utf8Bytes(subscriptionId) > MAX_EVENT_NAME_BYTES) {
@@ -115,7 +124,7 @@ export class WebhookKeeper {
       );
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      throw toEventError(id, 'events/unsubscribe', error);
+      throw toEventError(id, 'events/unsubscribe', error, serverRedact(registration.config));
     }
   }
 
@@ -154,9 +163,21 @@ export class WebhookKeeper {
         },
         (error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
-          registration.logger.warn({ serverId: registration.id, event: request.name }, `MCP server "${registration.id}": renewing the webhook subscription to "${request.name}" failed (${scrub(message, request.secret)}); retrying.`);
-          if (error instanceof McpEventError && error.terminal) return;
-          const retry = entry.retryMs;
+          const failure = error instanceof McpEventError ? error : undefined;
+          const retry = failure === undefined ? entry.retryMs : retryDelay(failure, entry.retryMs);
+          const giveUp = failure?.terminal === true;
+          // The log is where a renewal's failure reaches the application: the server's error goes there whole (redacted already).
+          const fields = {
+            serverId: registration.id,
+            event: request.name,
+            ...(failure === undefined ? {} : { kind: failure.kind, rpcCode: failure.rpcCode, reason: failure.reason, data: failure.data, dataDropped: failure.dataDropped }),
+            ...(giveUp ? {} : { retryInMs: retry }),
+          };
+          registration.logger.warn(
+            fields,
+            `MCP server "${registration.id}": renewing the webhook subscription to "${request.name}" failed (${scrub(message, request.secret)}); ${giveUp ? 'not retrying.' : `retrying in ${seconds(retry)}.`}`,
+          );
+          if (giveUp) return;
           entry.retryMs = Math.min(entry.retryMs * 2, RENEW_RETRY_MAX_MS);
           if (this.kept.get(registration)?.get(keyOf(request)) === entry) this.arm(registration, request, entry, retry);
         },
