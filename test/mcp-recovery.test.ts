@@ -92,6 +92,25 @@ describe('reconnection', () => {
     });
   }
 
+  it('says a call did not run when its server is killed while the catalog is listed after a reconnect', async () => {
+    const log = observationLog();
+    const gate = join(dirname(log), 'list');
+    writeFileSync(gate, '');
+    const config = catalogServer('s', [{ name: 'echo' }], log);
+    const provider = await started({ ...config, transport: { ...config.transport, env: { ...(config.transport as { env: Record<string, string> }).env, FIXTURE_LIST_GATE: gate } } } as McpServerConfig);
+    rmSync(gate);
+    await killServer(provider, log);
+    const call = provider.call('mcp_s_echo', { n: 1 });
+    const listedBy = (pid: number) => observed(log).some((entry) => entry.pid === pid && entry.method === 'tools/list');
+    await vi.waitFor(() => expect(starts(log).length === 2 && listedBy(starts(log)[1]!.pid)).toBe(true), { timeout: 10_000 });
+    process.kill(starts(log)[1]!.pid, 'SIGKILL');
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatchObject({ error: { code: 'call_not_sent' } });
+    expect(JSON.stringify(result.output)).toMatch(/did not run/);
+    expect(callStarts(log, 'echo')).toHaveLength(0);
+  });
+
   it('never replays a call whose server crashed under it, and says so', async () => {
     const log = observationLog();
     const provider = await started(catalogServer('s', [{ name: 'boom', _fixture: { crash: true } }, { name: 'echo' }], log));
@@ -122,7 +141,7 @@ describe('disconnectServer', () => {
     writeFileSync(gate, '');
     expect((await running).isError).toBe(false);
     const queuedResult = await queued;
-    expect(queuedResult).toMatchObject({ isError: true, output: { error: { code: 'server_disconnected' } } });
+    expect(queuedResult).toMatchObject({ isError: true, output: { error: { code: 'call_not_sent' } } });
     expect(callStarts(log, 'echo')).toHaveLength(0);
     // The registration and its tools stay; the next call opens a new session.
     expect(provider.definitions().map((definition) => definition.name)).toEqual(['mcp_s_echo', 'mcp_s_slow']);

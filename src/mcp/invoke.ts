@@ -170,11 +170,7 @@ export async function invokeTool(
     const release = registration.gate.tryAcquire(target.shared) ?? (await registration.gate.acquire(target.shared, waitSignal()));
     try {
       // The session may have been retired while this call waited its turn.
-      if (session.closed || registration.session !== session) {
-        return {
-          failure: { code: 'server_disconnected', message: `MCP server "${serverId}" was disconnected before the call started; call the tool again.` },
-        };
-      }
+      if (session.closed || registration.session !== session) return { failure: notSent(serverId, 'was disconnected before the call started') };
       if (deadlineAt - performance.now() < 1) throw new DeadlineExceeded();
       dispatched = true;
       const started = context.logger === silentLogger ? 0 : performance.now();
@@ -252,6 +248,14 @@ export async function invokeTool(
   }
 }
 
+/**
+ * A call that provably never reached the server: `call_not_sent`, which (unlike
+ * `server_disconnected`) says the tool did not run and calling it again is safe.
+ */
+function notSent(serverId: string, what: string): InvokeFailure {
+  return { code: 'call_not_sent', message: `MCP server "${serverId}" ${what}, so the tool did not run; call it again.` };
+}
+
 /** A failed call in words: what happened, to which tool on which server, and what to do. */
 function describeFailure(
   registration: ServerRegistration,
@@ -283,6 +287,8 @@ function describeFailure(
   if (error instanceof McpMessageTooLargeError || error instanceof McpResponseTooLargeError) {
     return { code: 'response_too_large', message: `${error.message} The call is not retried.` };
   }
+  // Before the request went out (the connection ended while the catalog was listed, say), nothing ran.
+  if (!state.dispatched && isDisconnectError(error)) return notSent(serverId, 'disconnected before the call was sent');
   if (state.dispatched && isDisconnectError(error)) {
     return {
       code: 'server_disconnected',
