@@ -23,6 +23,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { InMemoryMcpCredentialStore, silentLogger } from '../dist/index.js';
 import { publishableTools } from '../dist/mcp/catalog.js';
 import { resolveServerConfig } from '../dist/mcp/config.js';
+import { LeftOutTools } from '../dist/mcp/left-out.js';
 import { TOOL_PREFIX } from '../dist/mcp/naming.js';
 import { ServerRegistration } from '../dist/mcp/registration.js';
 import { RouteTable } from '../dist/mcp/routes.js';
@@ -96,7 +97,7 @@ function publishAll(table: RouteTable, all: Server[]): PublishPhases {
   const start = process.hrtime.bigint();
   for (const server of all) {
     const budgets = process.hrtime.bigint();
-    const published = publishableTools(server.tools, server.registration.config, server.session);
+    const published = publishableTools(server.tools, server.registration.config, server.session, new LeftOutTools());
     const publish = process.hrtime.bigint();
     budgetsMs += Number(publish - budgets) / 1e6;
     table.publish(server.registration, published, server.meta);

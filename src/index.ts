@@ -41,12 +41,15 @@ export {
   DEFAULT_LIMITS,
   DEFAULT_TIMEOUTS,
   type McpConcurrency,
+  type McpLeftOutTool,
+  type McpLeftOutTools,
   type McpLifecycle,
   type McpLimits,
   type McpServerState,
   type McpServerStatus,
   type McpStartup,
   type McpTimeouts,
+  type McpToolBudget,
 } from './mcp/policy.js';
 export {
   McpAuthorizationRequired,

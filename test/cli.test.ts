@@ -331,6 +331,30 @@ describe('which servers', () => {
   });
 });
 
+describe('a tool over a per-tool budget', () => {
+  it('list publishes the rest of its server and names the tool left out, with the budget and the sizes; --json says the same', async () => {
+    const dir = tempDir();
+    const tools = [{ name: 'search' }, { name: 'learn_shopify_api', description: 'x'.repeat(13_201) }];
+    const shop = { command: process.execPath, args: [fixture('catalog-server.mjs')], env: { FIXTURE_TOOLS: JSON.stringify(tools) }, limits: { descriptionBytes: 8192 } };
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { shop } }));
+    const ran = await cli(['list'], { cwd: dir });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.split('\n')[0]!.split('\t').slice(0, 2)).toEqual(['shop', 'running']);
+    expect(ran.stdout.split('\n')[0]!.split('\t')[3]).toBe('1');
+    expect(ran.stderr).toContain('shop: 1 tool left out: learn_shopify_api (limits.descriptionBytes 13,201 > 8,192)');
+    const json = JSON.parse((await cli(['list', '--json'], { cwd: dir })).stdout) as { servers: Record<string, unknown>[] };
+    expect(json.servers[0]).toMatchObject({
+      id: 'shop',
+      toolCount: 1,
+      leftOut: { count: 1, tools: [{ name: 'learn_shopify_api', budget: 'descriptionBytes', field: 'description', bytes: 13_201, limit: 8192 }] },
+    });
+    const one = await cli(['list', 'shop'], { cwd: dir });
+    expect(one.stdout).toContain('search()');
+    expect(one.stdout).not.toContain('learn_shopify_api');
+    expect(one.stderr).toContain('shop: 1 tool left out: learn_shopify_api (limits.descriptionBytes 13,201 > 8,192)');
+  });
+});
+
 describe('config', () => {
   it('add, disable, enable and remove change the file as the manager saves it, and list shows each step', async () => {
     const dir = tempDir();

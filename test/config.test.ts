@@ -63,8 +63,9 @@ describe('resolveServerConfig defaults', () => {
       catalogItems: 2048,
       cursorBytes: 64 * 1024,
       schemaBytes: 64 * 1024,
+      outputSchemaBytes: 256 * 1024,
       schemaDepth: 128,
-      descriptionBytes: 8 * 1024,
+      descriptionBytes: 16 * 1024,
       serverMetadataBytes: 32 * 1024,
       messageBytes: 8 * 1024 * 1024,
       outputTextBytes: 32 * 1024,
@@ -213,6 +214,7 @@ describe('resolveServerConfig validation', () => {
     expectInvalid(withServer({ limits: { catalogItems: 0 } }), 'limits.catalogItems');
     expectInvalid(withServer({ limits: { messageBytes: -1 } }), 'limits.messageBytes');
     expectInvalid(withServer({ limits: { schemaBytes: 1.5 } }), 'limits.schemaBytes');
+    expectInvalid(withServer({ limits: { outputSchemaBytes: 0 } }), 'limits.outputSchemaBytes');
     expectInvalid(withServer({ limits: { schemaDepth: 1001 } }), 'limits.schemaDepth');
   });
 

@@ -166,7 +166,7 @@ describe('refresh coordination', () => {
     expect(provider.serverStatuses().find((status) => status.id === 'b')?.state).toBe('ready');
   });
 
-  it('keeps the catalog dirty when a change is notified while a catalog that breaks a budget is listed', async () => {
+  it('keeps the catalog dirty when a change is notified while a catalog that is rejected as a whole is listed', async () => {
     const log = observationLog();
     const gate = join(dirname(log), 'list-gate');
     writeFileSync(gate, '');
@@ -174,12 +174,12 @@ describe('refresh coordination', () => {
     const provider = await started(
       stdioFixture('s', 'catalog-server.mjs', {
         env: { FIXTURE_TOOLS_FILE: file, FIXTURE_LOG: log, FIXTURE_LIST_GATE: gate },
-        config: { limits: { descriptionBytes: 1024 } },
       }),
     );
     const lists = () => observed(log).filter((entry) => entry.method === 'tools/list').length;
     const changes = () => observed(log).filter((entry) => entry.event === 'tools-changed').length;
-    const broken = JSON.stringify([{ name: 'ok' }, { name: 'huge', description: 'x'.repeat(5_000) }]);
+    // A tool listed twice: a listing no one can trust, where a tool over a budget would only be left out.
+    const broken = JSON.stringify([{ name: 'ok' }, { name: 'twin' }, { name: 'twin' }]);
     rmSync(gate);
     writeFileSync(file, broken);
     await vi.waitFor(() => expect(changes()).toBeGreaterThan(0));

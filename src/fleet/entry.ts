@@ -74,6 +74,7 @@ export class FleetEntry {
       ...(this.era === undefined ? {} : { era: this.era }),
       ...(this.protocolVersion === undefined ? {} : { protocolVersion: this.protocolVersion }),
       toolCount: provider?.toolCount ?? 0,
+      ...(provider?.leftOut === undefined ? {} : { leftOut: provider.leftOut }),
       ...(provider?.pid === undefined || this.state !== 'running' ? {} : { pid: provider.pid }),
       restartAttempts: this.restartAttempts,
       ...(this.nextRestartAt === undefined ? {} : { nextRestartAt: this.nextRestartAt, restartDelayMs: this.restartDelayMs }),

@@ -2,6 +2,7 @@
  * What the fleet reports about its servers: the supervision state of each, and the
  * outcome of starting them.
  */
+import type { McpLeftOutTools } from '../mcp/policy.js';
 
 /**
  * The supervision state of a fleet server.
@@ -29,6 +30,8 @@ export interface McpFleetServerStatus {
   protocolVersion?: string;
   /** Model-facing tools published for this server now. */
   toolCount: number;
+  /** Tools of the published catalog left out for breaking a per-tool budget (counted, the first 16 named); absent when none were. */
+  leftOut?: McpLeftOutTools;
   /** The process id of a running stdio server. */
   pid?: number;
   /** Restart attempts since the last successful start. */

@@ -1,14 +1,18 @@
 /**
  * A server's tool catalog: `tools/list` walked page by page under the catalog budgets,
  * then filtered (include/exclude, MCP Apps visibility, SEP-2243 header declarations)
- * and checked against the per-tool budgets. Any failure rejects the whole catalog, so
- * the last published snapshot stays intact.
+ * and checked against the per-tool budgets. A fault of the listing as a whole (a page,
+ * item or cursor budget, a repeated cursor, a duplicate or malformed tool, the server's
+ * metadata) rejects it, so the last published snapshot stays intact; a tool that breaks
+ * a per-tool budget is only left out (see `left-out.ts`).
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { type JsonScan, scanJson, utf8Bytes, utf8Fits } from '../core/budget.js';
+import { jsonBytes, scanJson, utf8Bytes, utf8Fits } from '../core/budget.js';
 import type { JsonSchema, ToolDefinition } from '../core/tool.js';
 import type { ResolvedServerConfig } from './config.js';
 import { McpFleetError } from './errors.js';
+import type { LeftOutTools } from './left-out.js';
+import type { McpLimits } from './policy.js';
 import { isTransientError } from './errors-sdk.js';
 import { retryTransient } from './retry.js';
 import type { McpSession, ServerMeta } from './session.js';
@@ -121,45 +125,57 @@ export function mayDeclareHeaders(tool: Tool): boolean {
 }
 
 /**
- * The tools that would be published, each checked against the per-tool budgets.
- * Excluded and app-only tools are dropped before any budget applies. On a
- * `2026-07-28` Streamable HTTP session, tools with invalid SEP-2243 header
- * declarations are dropped too (the spec requires it).
+ * The tools that would be published, each checked against the per-tool budgets; a tool
+ * that breaks one is left out and recorded in `leftOut`, and the others go on. Excluded
+ * and app-only tools are dropped before any budget applies. On a `2026-07-28` Streamable
+ * HTTP session, tools with invalid SEP-2243 header declarations are dropped too (the
+ * spec requires it).
  */
-export function publishableTools(tools: readonly Tool[], config: ResolvedServerConfig, session: McpSession): Tool[] {
-  const { limits, id } = config;
+export function publishableTools(tools: readonly Tool[], config: ResolvedServerConfig, session: McpSession, leftOut: LeftOutTools): Tool[] {
+  const { limits } = config;
   const checkHeaders = session.era === 'modern' && config.transport.type === 'http';
-  const over = (tool: Tool, budget: string, what: string, limit: number): McpCatalogError =>
-    new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} over ${limit} bytes (limits.${budget}).`, {
-      tool: tool.name,
-      budget,
-    });
-  const schemaOver = (tool: Tool, what: string, scan: JsonScan): McpCatalogError =>
-    scan.tooDeep
-      ? new McpCatalogError(id, `MCP server "${id}": tool "${tool.name}" has ${what} nested deeper than ${limits.schemaDepth} levels (limits.schemaDepth).`, {
-          tool: tool.name,
-          budget: 'schemaDepth',
-        })
-      : over(tool, 'schemaBytes', what, limits.schemaBytes);
   const result: Tool[] = [];
   for (const tool of tools) {
     if (!isIncluded(config, tool.name) || !isModelVisible(tool)) continue;
     // One walk measures the input schema and tells whether it declares any header at all.
     const input = scanJson(tool.inputSchema, limits.schemaBytes, X_MCP_HEADER, limits.schemaDepth);
     // The header walk recurses, so it runs only on a schema whose depth is known to be sane.
-    if (input.tooDeep) throw schemaOver(tool, 'an input schema', input);
-    if (checkHeaders && input.mayHaveKey && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
-    if (!input.fits) throw schemaOver(tool, 'an input schema', input);
-    headerKeys.set(tool, input.mayHaveKey);
-    if (tool.outputSchema !== undefined) {
-      const output = scanJson(tool.outputSchema, limits.schemaBytes, '', limits.schemaDepth);
-      if (!output.fits) throw schemaOver(tool, 'an output schema', output);
+    if (input.tooDeep) {
+      leftOut.add(tool.name, 'schemaDepth', 'inputSchema', limits.schemaDepth);
+      continue;
     }
-    if (!utf8Fits(tool.description ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a description', limits.descriptionBytes);
-    if (!utf8Fits(tool.title ?? '', limits.descriptionBytes)) throw over(tool, 'descriptionBytes', 'a title', limits.descriptionBytes);
+    if (checkHeaders && input.mayHaveKey && xMcpHeaderProblem(tool.inputSchema) !== undefined) continue;
+    if (!input.fits) {
+      leftOut.add(tool.name, 'schemaBytes', 'inputSchema', limits.schemaBytes, () => jsonBytes(tool.inputSchema));
+      continue;
+    }
+    if (tool.outputSchema !== undefined && !outputSchemaFits(tool, limits, leftOut)) continue;
+    if (!utf8Fits(tool.description ?? '', limits.descriptionBytes)) {
+      leftOut.add(tool.name, 'descriptionBytes', 'description', limits.descriptionBytes, () => utf8Bytes(tool.description ?? ''));
+      continue;
+    }
+    if (!utf8Fits(tool.title ?? '', limits.descriptionBytes)) {
+      leftOut.add(tool.name, 'descriptionBytes', 'title', limits.descriptionBytes, () => utf8Bytes(tool.title ?? ''));
+      continue;
+    }
+    headerKeys.set(tool, input.mayHaveKey);
     result.push(tool);
   }
   return result;
+}
+
+/**
+ * Whether a tool's output schema fits its own budget, recording the tool in `leftOut` if
+ * not. A model never reads an output schema (only results are checked against it), so it
+ * is held to `outputSchemaBytes`, not the input's `schemaBytes`; its depth is bounded
+ * alike, since every serialisation and the validator's compilation walk it.
+ */
+function outputSchemaFits(tool: Tool, limits: McpLimits, leftOut: LeftOutTools): boolean {
+  const output = scanJson(tool.outputSchema, limits.outputSchemaBytes, '', limits.schemaDepth);
+  if (output.fits) return true;
+  if (output.tooDeep) leftOut.add(tool.name, 'schemaDepth', 'outputSchema', limits.schemaDepth);
+  else leftOut.add(tool.name, 'outputSchemaBytes', 'outputSchema', limits.outputSchemaBytes, () => jsonBytes(tool.outputSchema));
+  return false;
 }
 
 /** Checks the combined size of the server's self-description (the name too: it titles the group when there is no title). */

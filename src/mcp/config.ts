@@ -206,6 +206,7 @@ const limitsSchema = z
     catalogItems: positiveInt,
     cursorBytes: positiveInt,
     schemaBytes: positiveInt,
+    outputSchemaBytes: positiveInt,
     schemaDepth: z.number().int().min(1).max(MAX_JSON_DEPTH),
     descriptionBytes: positiveInt,
     serverMetadataBytes: positiveInt,

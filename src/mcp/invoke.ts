@@ -161,7 +161,7 @@ export async function invokeTool(
     let session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
     if (registration.dirty) {
       const [failure] = await refreshServers([registration], context.table, { force: false, signal: waitSignal() });
-      // A catalog that broke a budget leaves the last snapshot published, and usable.
+      // A catalog rejected as a whole leaves the last snapshot published, and usable.
       if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
       const problem = target.stillValid?.();
       if (problem !== undefined) return { failure: { code: 'catalog_changed', message: problem } };

@@ -13,11 +13,13 @@ export interface McpLimits {
   catalogItems: number;
   /** Longest pagination cursor, and longest resource URI. Default 64 KiB. */
   cursorBytes: number;
-  /** Largest serialised input or output schema of one published tool. Default 64 KiB. */
+  /** Largest serialised input schema of one published tool (the model reads it). Default 64 KiB. */
   schemaBytes: number;
+  /** Largest serialised output schema of one published tool (never shown to a model; results are checked against it). Default 256 KiB. */
+  outputSchemaBytes: number;
   /** Deepest nesting of objects and arrays in an input or output schema of one published tool, at most 1,000. Default 128. */
   schemaDepth: number;
-  /** Longest description or title of one published tool. Default 8 KiB. */
+  /** Longest description or title of one published tool. Default 16 KiB. */
   descriptionBytes: number;
   /** Largest sum of the server's name, title, description and instructions. Default 32 KiB. */
   serverMetadataBytes: number;
@@ -38,8 +40,9 @@ export const DEFAULT_LIMITS: Readonly<McpLimits> = Object.freeze({
   catalogItems: 2048,
   cursorBytes: 64 * KiB,
   schemaBytes: 64 * KiB,
+  outputSchemaBytes: 256 * KiB,
   schemaDepth: 128,
-  descriptionBytes: 8 * KiB,
+  descriptionBytes: 16 * KiB,
   serverMetadataBytes: 32 * KiB,
   messageBytes: 8 * MiB,
   outputTextBytes: 32 * KiB,
@@ -116,4 +119,34 @@ export interface McpServerStatus {
   stderrTail?: string;
   /** The process id of a connected stdio server. */
   pid?: number;
+  /** Tools of the published catalog left out for breaking a per-tool budget; absent when none were. */
+  leftOut?: McpLeftOutTools;
+}
+
+/** The per-tool budgets: a tool that breaks one is left out of the catalog, and the rest of its server is published. */
+export type McpToolBudget = 'schemaBytes' | 'outputSchemaBytes' | 'schemaDepth' | 'descriptionBytes';
+
+/** One tool left out of a server's catalog, and why. */
+export interface McpLeftOutTool {
+  /** The tool's name on its server (cut to 256 bytes, ending in `…`, if longer). */
+  name: string;
+  /** The budget it broke; `limits.<budget>` raises it. */
+  budget: McpToolBudget;
+  /** What broke it. */
+  field: 'inputSchema' | 'outputSchema' | 'description' | 'title';
+  /** Its size in bytes (serialised as JSON for a schema); absent for `schemaDepth`, whose walk stops at the limit. */
+  bytes?: number;
+  /** The value of `limits.<budget>` it broke. */
+  limit: number;
+}
+
+/**
+ * The tools left out of a server's published catalog. Bounded whatever the server
+ * lists: every left-out tool is counted, the first few (in listing order) are named.
+ */
+export interface McpLeftOutTools {
+  /** How many tools were left out. */
+  count: number;
+  /** The first of them, at most 16. */
+  tools: McpLeftOutTool[];
 }

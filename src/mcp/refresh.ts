@@ -8,6 +8,8 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { inSlices } from '../core/slices.js';
 import { checkServerMeta, listAllTools, McpCatalogError, publishableTools } from './catalog.js';
+import { LeftOutTools, warnLeftOut } from './left-out.js';
+import type { McpLeftOutTools } from './policy.js';
 import { asError, McpFleetError, McpServerRemovedError, type McpServerFailure } from './errors.js';
 import { isSessionExpired } from './errors-sdk.js';
 import type { ServerRegistration } from './registration.js';
@@ -20,6 +22,8 @@ interface FetchedCatalog {
   session: McpSession;
   tools: Tool[];
   meta: ServerMeta;
+  /** The tools of the listing left out for breaking a per-tool budget. */
+  leftOut: McpLeftOutTools | undefined;
 }
 
 async function fetchCatalog(registration: ServerRegistration, signal: AbortSignal): Promise<FetchedCatalog> {
@@ -59,7 +63,9 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   const meta = session.meta;
   checkServerMeta(meta, config);
   registration.logger.debug({ serverId: config.id, method: 'tools/list', tools: tools.length, durationMs: Math.round(performance.now() - listed) }, 'MCP catalog listed');
-  return { session, tools: await inSlices(tools, (slice) => publishableTools(slice, config, session)), meta };
+  const leftOut = new LeftOutTools();
+  const publishable = await inSlices(tools, (slice) => publishableTools(slice, config, session, leftOut));
+  return { session, tools: publishable, meta, leftOut: leftOut.result() };
 }
 
 function checkStillCurrent(registration: ServerRegistration, fetched: FetchedCatalog): void {
@@ -78,6 +84,9 @@ async function commit(registration: ServerRegistration, table: RouteTable, fetch
   const routes = await inSlices(fetched.tools, (slice) => buildRoutes(registration, names, slice));
   checkStillCurrent(registration, fetched);
   table.install(registration, routes, fetched.meta);
+  // Told when the catalog that leaves them out is published, so the warnings match what the model sees.
+  warnLeftOut(registration.logger, registration.id, registration.leftOut, fetched.leftOut);
+  registration.leftOut = fetched.leftOut;
   registration.meta = fetched.meta;
   registration.published = true;
   registration.state = 'ready';
@@ -114,9 +123,10 @@ export async function refreshServers(
           await commit(registration, table, fetched);
         } catch (error) {
           // A failed or cancelled refresh keeps the catalog dirty, so the change is not lost. A
-          // catalog that was listed but breaks a budget stays as it is until the server changes
-          // it (and notifies: the flag is set again then, even during this refresh) or the
-          // application refreshes: listing it again would not help.
+          // catalog that was listed but rejected as a whole (a repeated cursor, a duplicate
+          // name, a listing budget) stays as it is until the server changes it (and notifies:
+          // the flag is set again then, even during this refresh) or the application
+          // refreshes: listing it again would not help.
           if (!(error instanceof McpCatalogError)) registration.dirty = true;
           // The caller giving up says nothing about the server.
           if (!registration.removed && !options.signal.aborted) registration.recordFailure(error);

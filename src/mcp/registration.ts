@@ -17,7 +17,7 @@ import { waitBounded } from '../core/wait.js';
 import { type AbortSource, OperationSignal, RemovalSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
-import type { McpServerState, McpServerStatus } from './policy.js';
+import type { McpLeftOutTools, McpServerState, McpServerStatus } from './policy.js';
 import { redactSecrets } from './redaction.js';
 import type { McpSession} from './session.js';
 import { type EraVerdict, openSession, type ServerMeta } from './session.js';
@@ -65,6 +65,8 @@ export class ServerRegistration {
   meta: ServerMeta | undefined;
   /** Whether a catalog has been published at least once. */
   published = false;
+  /** The tools the published catalog left out for breaking a per-tool budget. */
+  leftOut: McpLeftOutTools | undefined;
   state: McpServerState = 'disconnected';
   lastError: string | undefined;
   private lastStderr: string | undefined;
@@ -384,6 +386,8 @@ export class ServerRegistration {
       toolCount,
       ...(this.lastError === undefined || state === 'ready' ? {} : { lastError: this.lastError }),
       ...(stderr === undefined || stderr === '' ? {} : { stderrTail: redactSecrets(stderr, this.config) }),
+      // A copy: a status is a snapshot, and the record stays the registration's.
+      ...(this.leftOut === undefined ? {} : { leftOut: { count: this.leftOut.count, tools: this.leftOut.tools.map((tool) => ({ ...tool })) } }),
     };
   }
 }

@@ -3,19 +3,46 @@
  * with a server id, its tools (name, readable signature, one-line description) and how
  * many resources and prompts it has.
  *
- * JSON: `{ servers: [{ id, state, transport, era?, protocolVersion?, toolCount, lastError? }] }`;
+ * A server whose catalog left tools out for breaking a per-tool budget gets a note naming
+ * them, with the budget and the setting that raises it.
+ *
+ * JSON: `{ servers: [{ id, state, transport, era?, protocolVersion?, toolCount, leftOut?, lastError? }] }`
+ * (`leftOut`: `{ count, tools: [{ name, budget, field, bytes?, limit }] }`, the first 16 named);
  * for one server `{ server: <that>, tools: [{ name, modelName, title?, description, signature, inputSchema }], resources, resourceTemplates, prompts }`
  * (counts are `null` when the server does not offer them).
  */
 import type { McpFleetServerStatus } from '../../fleet/status.js';
+import { leftOutReason } from '../../mcp/left-out.js';
 import { cliWording, EXIT, type ExitCode } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { firstLine, toolSignature } from '../signature.js';
 
 /** A status as the JSON shapes show it (no restart bookkeeping, which `status` shows). */
 export function serverSummary(status: McpFleetServerStatus): Record<string, unknown> {
-  const { id, state, transport, era, protocolVersion, toolCount, lastError } = status;
-  return { id, state, transport, ...(era === undefined ? {} : { era }), ...(protocolVersion === undefined ? {} : { protocolVersion }), toolCount, ...(lastError === undefined ? {} : { lastError }) };
+  const { id, state, transport, era, protocolVersion, toolCount, leftOut, lastError } = status;
+  return {
+    id,
+    state,
+    transport,
+    ...(era === undefined ? {} : { era }),
+    ...(protocolVersion === undefined ? {} : { protocolVersion }),
+    toolCount,
+    ...(leftOut === undefined ? {} : { leftOut }),
+    ...(lastError === undefined ? {} : { lastError }),
+  };
+}
+
+/** Left-out tools a note names; `--json` names up to 16. */
+const NOTE_NAMES = 3;
+
+/** `s: 2 tools left out: a (limits.descriptionBytes 13,201 > 8,192), b (limits.schemaDepth > 128)`, or `undefined`. */
+export function leftOutNote(status: McpFleetServerStatus): string | undefined {
+  const { leftOut } = status;
+  if (leftOut === undefined) return undefined;
+  const named = leftOut.tools.slice(0, NOTE_NAMES).map((tool) => `${tool.name} (${leftOutReason(tool)})`);
+  const more = leftOut.count - named.length;
+  const tools = leftOut.count === 1 ? 'tool' : 'tools';
+  return `${status.id}: ${leftOut.count} ${tools} left out: ${named.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
 }
 
 export async function list(context: CommandContext, serverId?: unknown): Promise<ExitCode> {
@@ -39,6 +66,10 @@ export async function list(context: CommandContext, serverId?: unknown): Promise
         firstLine(cliWording(status.lastError ?? ''), 100),
       ]),
     );
+    for (const status of statuses) {
+      const note = leftOutNote(status);
+      if (note !== undefined) output.note(note);
+    }
   }
   return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failure;
 }
@@ -84,5 +115,7 @@ async function listTools(context: CommandContext, serverId: string): Promise<Exi
   }
   const counted = (n: number | null, word: string) => (n === null ? `no ${word}` : `${n} ${word}`);
   output.note(`${tools.length} tools, ${counted(resources, 'resources')} (${counted(resourceTemplates, 'templates')}), ${counted(prompts, 'prompts')}`);
+  const note = leftOutNote(manager.status(serverId));
+  if (note !== undefined) output.note(note);
   return EXIT.ok;
 }
