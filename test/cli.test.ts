@@ -428,6 +428,26 @@ describe('auth', () => {
   });
 
   it('completes through the loopback redirect URI when nothing is pasted, even with stdin closed', async () => {
+
+  it('import keeps the fields of each entry it does not read, written in the dialect of the file it imports into', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    mkdirSync(join(home, '.codeium', 'windsurf'), { recursive: true });
+    writeFileSync(
+      join(home, '.codeium', 'windsurf', 'mcp_config.json'),
+      JSON.stringify({ mcpServers: { linear: { serverUrl: 'https://mcp.linear.example/mcp', 'x-team': 'core', disabledTools: ['delete_issue'] } } }),
+    );
+    mkdirSync(join(project, '.vscode'));
+    const target = join(project, '.vscode', 'mcp.json');
+    writeFileSync(target, '{\n  // ours\n  "servers": {}\n}\n');
+    const ran = await cli(['config', 'import', '--from', 'windsurf', '--config', '.vscode/mcp.json', '--json'], { cwd: project, env: { HOME: home } });
+    expect((JSON.parse(ran.stdout) as { imported: { id: string }[] }).imported.map((entry) => entry.id)).toEqual(['linear']);
+    const saved = await loadMcpConfig(target);
+    expect(saved.dialect).toBe('vscode');
+    expect(saved.text).toContain('// ours');
+    expect(saved.servers()).toEqual([{ id: 'linear', transport: { type: 'http', url: 'https://mcp.linear.example/mcp' } }]);
+    expect(saved.unknownFields('linear')).toEqual({ 'x-team': 'core', disabledTools: ['delete_issue'] });
+  });
     const dir = tempDir();
     const port = await freePort();
     writeFileSync(
