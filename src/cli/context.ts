@@ -116,6 +116,8 @@ export class CliFleet {
   private constructor(
     readonly manager: McpServerManager,
     private readonly output: Output,
+    /** Whether every server came from `--stdio`/`--http`, no config file being used. */
+    readonly adHocOnly: boolean,
   ) {}
 
   static async open(io: CliIO, output: Output, options: ServerOptions): Promise<CliFleet> {
@@ -130,7 +132,7 @@ export class CliFleet {
       gracePeriodMs: 2_000,
     });
     if (source.file !== undefined) for (const server of source.adHoc) await manager.addServer(server);
-    return new CliFleet(manager, output);
+    return new CliFleet(manager, output, source.file === undefined);
   }
 
   /** Every server id, in registry order. */

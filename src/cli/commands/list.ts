@@ -1,14 +1,25 @@
 /**
  * `mcp-fleet list`: the servers (id, state, protocol era, tool count, last error), or,
  * with a server id, its tools (name, readable signature, one-line description) and how
- * many resources and prompts it has.
+ * many tools, resources, templates and prompts it has (that line is part of the answer,
+ * so it is on stdout). With only ad-hoc servers (`--stdio`, `--http`, no config file)
+ * the servers are the ones just named, so `list` shows their tools at once: one server
+ * exactly as `list <server>` does, several each in turn under a line with its id.
  *
- * JSON: `{ servers: [{ id, state, transport, era?, protocolVersion?, toolCount, lastError? }] }`;
- * for one server `{ server: <that>, tools: [{ name, modelName, title?, description, signature, inputSchema }], resources, resourceTemplates, prompts }`
- * (counts are `null` when the server does not offer them).
+ * JSON:
+ * - `list`: `{ servers: [{ id, state, transport, era?, protocolVersion?, toolCount, lastError? }] }`
+ * - `list <server>`, and `list` with one ad-hoc server: `{ server: <that>, tools: [{ name,
+ *   modelName, title?, description, signature, inputSchema }], resources, resourceTemplates,
+ *   prompts }`; `tools` has `server.toolCount` items, and a count is `null` when the server
+ *   does not offer that kind
+ * - `list` with several ad-hoc servers: `{ servers: [<the list <server> shape>, ...] }` in the
+ *   order given; a server that did not start has its `server` (`state`, `lastError`),
+ *   `tools: []` and `null` counts, and the command exits 1
  */
+import type { McpServerManager } from '../../fleet/manager.js';
 import type { McpFleetServerStatus } from '../../fleet/status.js';
 import { cliWording, EXIT, type ExitCode } from '../errors.js';
+import type { Output } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { firstLine, toolSignature } from '../signature.js';
 
@@ -18,9 +29,22 @@ export function serverSummary(status: McpFleetServerStatus): Record<string, unkn
   return { id, state, transport, ...(era === undefined ? {} : { era }), ...(protocolVersion === undefined ? {} : { protocolVersion }), toolCount, ...(lastError === undefined ? {} : { lastError }) };
 }
 
+/** One server's tools and counts: the `list <server>` JSON shape. */
+interface ToolListing {
+  server: Record<string, unknown>;
+  tools: { name: string; modelName: string; title?: string; description: string; signature: string; inputSchema: unknown }[];
+  resources: number | null;
+  resourceTemplates: number | null;
+  prompts: number | null;
+}
+
 export async function list(context: CommandContext, serverId?: unknown): Promise<ExitCode> {
   const fleet = await context.fleet();
-  if (typeof serverId === 'string') return listTools(context, serverId);
+  if (typeof serverId === 'string') return listOne(context, serverId);
+  if (fleet.adHocOnly) {
+    const ids = fleet.serverIds;
+    return ids.length === 1 ? listOne(context, ids[0]!) : listEach(context, ids);
+  }
   const outcomes = await fleet.start(undefined, context.signal);
   context.signal.throwIfAborted();
   const statuses = fleet.manager.statuses();
@@ -43,8 +67,47 @@ export async function list(context: CommandContext, serverId?: unknown): Promise
   return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failure;
 }
 
-async function listTools(context: CommandContext, serverId: string): Promise<ExitCode> {
+/** `list <server>`: its tools and counts; throws why it did not start. */
+async function listOne(context: CommandContext, serverId: string): Promise<ExitCode> {
   const manager = await (await context.fleet()).started(serverId, context.signal);
+  const listing = await toolListing(manager, serverId, context.signal);
+  if (context.output.json) context.output.printJson(listing);
+  else printListing(context.output, listing);
+  return EXIT.ok;
+}
+
+/** Several ad-hoc servers, started at once: each one's listing in turn; one that did not start is reported and the others still shown. */
+async function listEach(context: CommandContext, ids: readonly string[]): Promise<ExitCode> {
+  const fleet = await context.fleet();
+  const outcomes = await fleet.start(ids, context.signal);
+  context.signal.throwIfAborted();
+  const { output } = context;
+  const listings: ToolListing[] = [];
+  for (const outcome of outcomes) {
+    listings.push(
+      outcome.ok
+        ? await toolListing(fleet.manager, outcome.id, context.signal)
+        : { server: serverSummary(fleet.manager.status(outcome.id)), tools: [], resources: null, resourceTemplates: null, prompts: null },
+    );
+  }
+  if (output.json) {
+    output.printJson({ servers: listings });
+  } else {
+    let shown = 0;
+    outcomes.forEach((outcome, index) => {
+      if (!outcome.ok) {
+        output.error(cliWording(outcome.error.message));
+        return;
+      }
+      if (shown++ > 0) output.print();
+      output.print(output.out.bold(outcome.id));
+      printListing(output, listings[index]!);
+    });
+  }
+  return outcomes.every((outcome) => outcome.ok) ? EXIT.ok : EXIT.failure;
+}
+
+async function toolListing(manager: McpServerManager, serverId: string, signal: AbortSignal): Promise<ToolListing> {
   const tools = manager
     .definitions()
     .map((definition) => ({ definition, origin: manager.toolOrigin(definition.name) }))
@@ -64,15 +127,16 @@ async function listTools(context: CommandContext, serverId: string): Promise<Exi
       return null;
     }
   };
-  const resources = await count(() => manager.listResources(serverId, { signal: context.signal }));
-  const resourceTemplates = await count(() => manager.listResourceTemplates(serverId, { signal: context.signal }));
-  const prompts = await count(() => manager.listPrompts(serverId, { signal: context.signal }));
-  const { output } = context;
-  if (output.json) {
-    output.printJson({ server: serverSummary(manager.status(serverId)), tools, resources, resourceTemplates, prompts });
-    return EXIT.ok;
-  }
+  const resources = await count(() => manager.listResources(serverId, { signal }));
+  const resourceTemplates = await count(() => manager.listResourceTemplates(serverId, { signal }));
+  const prompts = await count(() => manager.listPrompts(serverId, { signal }));
+  return { server: serverSummary(manager.status(serverId)), tools, resources, resourceTemplates, prompts };
+}
+
+/** One server's tools as text, then its counts: `7 tools, 2 resources (0 templates), 3 prompts`. */
+function printListing(output: Output, listing: ToolListing): void {
   const c = output.out;
+  const { tools } = listing;
   if (output.interactive) {
     // A signature is the point of this list: each gets its own line, never cut, its description under it.
     for (const tool of tools) {
@@ -82,7 +146,6 @@ async function listTools(context: CommandContext, serverId: string): Promise<Exi
   } else {
     output.table(['TOOL', 'DESCRIPTION'], tools.map((tool) => [tool.signature, firstLine(tool.description)]));
   }
-  const counted = (n: number | null, word: string) => (n === null ? `no ${word}` : `${n} ${word}`);
-  output.note(`${tools.length} tools, ${counted(resources, 'resources')} (${counted(resourceTemplates, 'templates')}), ${counted(prompts, 'prompts')}`);
-  return EXIT.ok;
+  const counted = (n: number | null, word: string) => (n === null ? `no ${word}s` : `${n} ${word}${n === 1 ? '' : 's'}`);
+  output.print(c.dim(`${counted(tools.length, 'tool')}, ${counted(listing.resources, 'resource')} (${counted(listing.resourceTemplates, 'template')}), ${counted(listing.prompts, 'prompt')}`));
 }
