@@ -123,11 +123,11 @@ export {
 } from './mcp/events/webhook-verify.js';
 
 // The fleet: mcp.json files in every editor's dialect, supervision, a live registry
-export { McpServerManager, type McpServerManagerFileOptions, type McpServerManagerOptions } from './fleet/manager.js';
+export { McpServerManager, type McpFleetAddOptions, type McpFleetSaveOptions, type McpServerManagerFileOptions, type McpServerManagerOptions } from './fleet/manager.js';
 export type { McpFleetReload, McpFleetServerStatus, McpFleetStartOutcome, McpFleetState, McpServerManagerEvents } from './fleet/status.js';
 export type { McpFleetServerConfig, McpFleetStdioTransportConfig, McpFleetTransportConfig } from './fleet/server-config.js';
 export { DEFAULT_RESTART_POLICY, type McpRestartPolicy } from './fleet/restart-policy.js';
-export { loadMcpConfig, McpConfigDocument, McpConfigFileError, parseMcpConfig, type McpConfigLoadOptions } from './fleet/config-file.js';
+export { loadMcpConfig, McpConfigDocument, McpConfigFileError, parseMcpConfig, type McpConfigLoadOptions, type McpConfigRenderOptions } from './fleet/config-file.js';
 export type { McpConfigDialect } from './fleet/dialects.js';
 export type { McpConfigInput, McpInputHandler, McpInputRequest } from './fleet/expand.js';
 export { findMcpConfigs, type McpConfigLocation } from './fleet/locations.js';

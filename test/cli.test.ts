@@ -79,15 +79,63 @@ describe('help and version', () => {
 });
 
 describe('ad-hoc servers', () => {
-  it('list shows an ad-hoc stdio server, and list <server> its tools with readable signatures', async () => {
-    const servers = await cli(['list', '--stdio', FLEET_SERVER]);
-    expect(servers.code).toBe(0);
-    // Piped: tab-separated rows, no header.
-    expect(servers.stdout.split('\n')[0]!.split('\t').slice(0, 4)).toEqual(['fleet-server', 'running', 'modern 2026-07-28', '2']);
-    const tools = await cli(['list', 'fleet-server', '--stdio', FLEET_SERVER]);
-    expect(tools.stdout).toContain('echo(text: string)\tEchoes the text back.');
+  const everything = `${process.execPath} ./node_modules/@modelcontextprotocol/server-everything/dist/index.js`;
+
+  it('list with only an ad-hoc server shows its tools with readable signatures, as list <server> does', async () => {
+    const tools = await cli(['list', '--stdio', FLEET_SERVER]);
+    expect(tools.code).toBe(0);
+    // Piped: tab-separated rows, no header, then the counts.
+    expect(tools.stdout).toContain('echo(text: string)\tEchoes the text back.\n');
     expect(tools.stdout).toContain('whoami()');
-    expect(tools.stderr).toMatch(/2 tools, (no resources|0 resources)/);
+    expect(tools.stdout.trimEnd().split('\n').at(-1)).toMatch(/^2 tools, /);
+    expect(await cli(['list', 'fleet-server', '--stdio', FLEET_SERVER])).toMatchObject({ code: 0, stdout: tools.stdout });
+    const json = JSON.parse((await cli(['list', '--stdio', FLEET_SERVER, '--json'])).stdout) as { server: { id: string } };
+    expect(json).toEqual(JSON.parse((await cli(['list', 'fleet-server', '--stdio', FLEET_SERVER, '--json'])).stdout));
+    expect(json.server.id).toBe('fleet-server');
+  });
+
+  it('list with several ad-hoc servers shows each one\'s tools in turn, and names one by its package, not its file', async () => {
+    const ran = await cli(['list', '--stdio', FLEET_SERVER, '--stdio', everything], { cwd: ROOT });
+    expect(ran.code).toBe(0);
+    const blocks = ran.stdout.split('\n\n');
+    expect(blocks.map((block) => block.split('\n', 1)[0])).toEqual(['fleet-server', 'server-everything']);
+    expect(blocks[1]).toContain('get-sum(a: number, b: number)\tReturns the sum of two numbers');
+    const json = JSON.parse((await cli(['list', '--stdio', FLEET_SERVER, '--stdio', everything, '--json'], { cwd: ROOT })).stdout) as {
+      servers: { server: { id: string; toolCount: number }; tools: { name: string }[]; prompts: number | null }[];
+    };
+    expect(json.servers.map((listing) => listing.server.id)).toEqual(['fleet-server', 'server-everything']);
+    expect(json.servers[1]!.tools.map((tool) => tool.name)).toContain('get-sum');
+    for (const listing of json.servers) expect(listing.tools).toHaveLength(listing.server.toolCount);
+  });
+
+  it('list with several ad-hoc servers still shows the ones that start when one does not, and exits 1', async () => {
+    const missing = join(tempDir(), 'missing-program');
+    const ran = await cli(['list', '--stdio', missing, '--stdio', FLEET_SERVER]);
+    expect(ran.code).toBe(1);
+    expect(ran.stdout.split('\n', 1)[0]).toBe('fleet-server');
+    expect(ran.stdout).toContain('echo(text: string)');
+    expect(ran.stderr).toContain('missing-program');
+    const json = JSON.parse((await cli(['list', '--stdio', missing, '--stdio', FLEET_SERVER, '--json'])).stdout) as { servers: { server: { id: string; state: string }; tools: unknown[]; prompts: null }[] };
+    expect(json.servers[0]).toMatchObject({ server: { id: 'missing-program', state: 'failed_to_start' }, tools: [], resources: null, resourceTemplates: null, prompts: null });
+    expect(json.servers[1]!.tools).toHaveLength(2);
+  });
+
+  it('list <server> prints its counts on stdout with the tools, the same as --json has them', async () => {
+    const ran = await cli(['list', 'ev', '--stdio', everything, '--name', 'ev'], { cwd: ROOT });
+    expect(ran.code).toBe(0);
+    const counts = /^(\d+) tools, (\d+) resources \((\d+) templates\), (\d+) prompts$/.exec(ran.stdout.trimEnd().split('\n').at(-1)!);
+    expect(counts).not.toBeNull();
+    expect(ran.stderr).not.toContain(' tools, ');
+    const json = JSON.parse((await cli(['list', 'ev', '--stdio', everything, '--name', 'ev', '--json'], { cwd: ROOT })).stdout) as {
+      server: { toolCount: number };
+      tools: unknown[];
+      resources: number;
+      resourceTemplates: number;
+      prompts: number;
+    };
+    expect(counts!.slice(1).map(Number)).toEqual([json.tools.length, json.resources, json.resourceTemplates, json.prompts]);
+    expect(json.server.toolCount).toBe(json.tools.length);
+    expect(json.resources).toBeGreaterThan(0);
   });
 
   it('lists every tool of server-everything by a command line with quotes, named by --name', async () => {
@@ -241,7 +289,7 @@ describe('found in review', () => {
 
   it('--name names the ad-hoc server given just before it, and is refused before any', async () => {
     const ran = await cli(['list', '--json', '--stdio', FLEET_SERVER, '--stdio', FLEET_SERVER, '--name', 'second']);
-    expect((JSON.parse(ran.stdout) as { servers: { id: string }[] }).servers.map((server) => server.id)).toEqual(['fleet-server', 'second']);
+    expect((JSON.parse(ran.stdout) as { servers: { server: { id: string } }[] }).servers.map((listing) => listing.server.id)).toEqual(['fleet-server', 'second']);
     expect((await cli(['list', '--name', 'x', '--stdio', FLEET_SERVER])).code).toBe(2);
   });
 
@@ -403,6 +451,26 @@ describe('config', () => {
     // A second import skips what is there already.
     const again = await cli(['config', 'import', '--from', 'cursor', '--json'], { cwd: project, env: { HOME: home } });
     expect((JSON.parse(again.stdout) as { skipped: unknown[] }).skipped).toHaveLength(2);
+  });
+
+  it('import keeps the fields of each entry it does not read, written in the dialect of the file it imports into', async () => {
+    const home = tempDir();
+    const project = tempDir();
+    mkdirSync(join(home, '.codeium', 'windsurf'), { recursive: true });
+    writeFileSync(
+      join(home, '.codeium', 'windsurf', 'mcp_config.json'),
+      JSON.stringify({ mcpServers: { linear: { serverUrl: 'https://mcp.linear.example/mcp', 'x-team': 'core', disabledTools: ['delete_issue'] } } }),
+    );
+    mkdirSync(join(project, '.vscode'));
+    const target = join(project, '.vscode', 'mcp.json');
+    writeFileSync(target, '{\n  // ours\n  "servers": {}\n}\n');
+    const ran = await cli(['config', 'import', '--from', 'windsurf', '--config', '.vscode/mcp.json', '--json'], { cwd: project, env: { HOME: home } });
+    expect((JSON.parse(ran.stdout) as { imported: { id: string }[] }).imported.map((entry) => entry.id)).toEqual(['linear']);
+    const saved = await loadMcpConfig(target);
+    expect(saved.dialect).toBe('vscode');
+    expect(saved.text).toContain('// ours');
+    expect(saved.servers()).toEqual([{ id: 'linear', transport: { type: 'http', url: 'https://mcp.linear.example/mcp' } }]);
+    expect(saved.unknownFields('linear')).toEqual({ 'x-team': 'core', disabledTools: ['delete_issue'] });
   });
 });
 

@@ -746,6 +746,74 @@ describe('render', () => {
     expect(document.render([])).toBe(text);
   });
 
+  it.each(FIXTURES)('writes $file in every other dialect, reading back to the same servers with its unknown fields and other settings', async ({ file, dialect: from }) => {
+    const document = await loadMcpConfig(fixture(file));
+    const servers = document.servers();
+    const plain = JSON.parse(JSON.stringify(parseJsonc(document.text, [], { allowTrailingComma: true }))) as Record<string, unknown>;
+    for (const to of MCP_CONFIG_DIALECTS.filter((dialect) => dialect !== from)) {
+      if (from === 'vscode' && to !== 'vscode') {
+        // Its search server asks a VS Code input, which no other dialect declares.
+        expect(() => document.render(servers, { dialect: to })).toThrow(/MCP server "search" uses VS Code inputs/);
+        continue;
+      }
+      const text = document.render(servers, { dialect: to });
+      const back = parseMcpConfig(text, { path: document.path, dialect: to });
+      expect(back.servers(), to).toEqual(servers);
+      for (const server of servers) expect(back.unknownFields(server.id), `${to} ${server.id}`).toEqual(document.unknownFields(server.id));
+      const written = parseJsonc(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
+      const [fromKey, toKey] = [from === 'vscode' ? 'servers' : 'mcpServers', to === 'vscode' ? 'servers' : 'mcpServers'];
+      expect(Object.keys(written)).toEqual(Object.keys(plain).map((key) => (key === fromKey ? toKey : key)));
+      for (const key of Object.keys(plain).filter((key) => key !== fromKey)) expect(written[key]).toEqual(plain[key]);
+    }
+  });
+
+  it('writes each entry in the new dialect\'s style, keeping comments, and refuses a servers key that is taken', () => {
+    const text = [
+      '{',
+      '  // shared with the team',
+      '  "mcpServers": {',
+      '    "web": { "serverUrl": "https://web.example/mcp", "x-team": "core" },',
+      '    "local": { "command": "node", "args": ["s.js"], "include": ["a"] }',
+      '  }',
+      '}',
+      '',
+    ].join('\n');
+    const windsurf = parseMcpConfig(text, { dialect: 'windsurf' });
+    expect(windsurf.render(windsurf.servers(), { dialect: 'vscode' })).toBe(
+      [
+        '{',
+        '  // shared with the team',
+        '  "servers": {',
+        '    "web": { "x-team": "core", "type": "http", "url": "https://web.example/mcp" },',
+        '    "local": { "command": "node", "args": ["s.js"], "include": ["a"], "type": "stdio" }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    expect(windsurf.render(windsurf.servers(), { dialect: 'gemini_cli' })).toContain('"local": { "command": "node", "args": ["s.js"], "includeTools": ["a"] }');
+    const taken = parseMcpConfig('{ "servers": "mine", "mcpServers": { "a": { "command": "x" } } }', { dialect: 'cursor' });
+    expect(() => taken.render(taken.servers(), { dialect: 'vscode' })).toThrow(/already has a top-level "servers" key/);
+  });
+
+  it('writes unknown fields carried from another file into new entries only, and refuses keys mcp-fleet reads', async () => {
+    const source = parseMcpConfig('{ "mcpServers": { "a": { "command": "x", "x-team": "core", "alwaysAllow": ["t"], "args": ["1"] } } }');
+    expect(source.unknownFields('a')).toEqual({ 'x-team': 'core', alwaysAllow: ['t'] });
+    expect(source.unknownFields('missing')).toEqual({});
+    const target = await loadMcpConfig(fixture('configs/cursor/.cursor/mcp.json'));
+    const fields = new Map([
+      ['a', source.unknownFields('a')],
+      ['docs', { 'x-ignored': true }],
+    ]);
+    const text = target.render([...target.servers(), ...source.servers()], { unknownFields: fields });
+    const written = (parseJsonc(text) as { mcpServers: Record<string, unknown> }).mcpServers;
+    expect(written.a).toEqual({ command: 'x', args: ['1'], 'x-team': 'core', alwaysAllow: ['t'] });
+    // An entry the file has keeps what it has.
+    expect(written.docs).not.toHaveProperty('x-ignored');
+    expect(() => target.render(source.servers(), { unknownFields: new Map([['a', { command: 'y' }]]) })).toThrow(/`command` is a field mcp-fleet reads/);
+    expect(() => target.render(source.servers(), { unknownFields: new Map([['a', { comand: 'y' }]]) })).toThrow(/did you mean `command`/);
+  });
+
   it.each(MCP_CONFIG_DIALECTS)('creates a fresh %s file and writes servers into it', (dialect) => {
     const document = McpConfigDocument.create({ dialect, path: '/project/.vscode/mcp.json' });
     expect(document.workspaceFolder).toBe('/project');

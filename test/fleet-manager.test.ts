@@ -11,6 +11,7 @@ import {
   type McpFleetServerStatus,
   McpServerManager,
   McpUnknownServerError,
+  parseMcpConfig,
   ToolHost,
 } from '../src/index.js';
 import { alive, fixture, FIXTURES, type HttpFixture, observationLog, observed, startHttpFixture, tempDir } from './helpers.js';
@@ -497,6 +498,78 @@ describe('the file', () => {
     const reloaded = await loadMcpConfig(path);
     expect(reloaded.dialect).toBe('vscode');
     expect(reloaded.servers()).toEqual(manager.configs());
+  });
+
+  it('save(otherPath) writes what the loaded file had, unknown fields, top-level keys, comments and templates included, over whatever was there', async () => {
+    const path = claudeCodeFile();
+    const original = readFileSync(path, 'utf8');
+    const manager = track(await McpServerManager.fromFile(path));
+    // Nothing changed: a backup is the file byte for byte.
+    const backup = join(tempDir(), 'backup.json');
+    await manager.save(backup);
+    expect(readFileSync(backup, 'utf8')).toBe(original);
+
+    await manager.addServer(fleetServer('extra'));
+    const exported = join(tempDir(), 'export.json');
+    writeFileSync(exported, JSON.stringify({ mcpServers: { stale: { command: 'old' } }, "x-stale": true }));
+    await manager.save(exported);
+    const saved = readFileSync(exported, 'utf8');
+    expect(saved).toContain('"x-team-owner": { "name": "platform", "pager": true }');
+    expect(saved).toContain('"x-top-level-note": "kept"');
+    expect(saved).toContain('"TASKS_API_KEY": "${TASKS_API_KEY}"');
+    // What was there before is replaced, not merged.
+    expect(saved).not.toContain('stale');
+    const reloaded = await loadMcpConfig(exported, { dialect: 'claude_code' });
+    expect(reloaded.servers()).toEqual(manager.configs());
+    // The fleet's own file is still its own: untouched by the export, and where save() goes.
+    expect(readFileSync(path, 'utf8')).toBe(original);
+    await manager.save();
+    expect((await loadMcpConfig(path)).servers().map((server) => server.id)).toEqual(['tasks', 'extra']);
+  });
+
+  it('save(path, { dialect }) exports to another editor, and addServer carries the unknown fields of a server from another file', async () => {
+    const path = claudeCodeFile();
+    const manager = track(await McpServerManager.fromFile(path));
+    const source = parseMcpConfig('{ "mcpServers": { "copied": { "command": "node", "args": ["c.js"], "x-team": "core" } } }');
+    await manager.addServer(source.servers()[0]!, { unknownFields: source.unknownFields('copied') });
+    await expect(manager.addServer(fleetServer('bad'), { unknownFields: { env: {} } })).rejects.toThrow(/`env` is a field mcp-fleet reads/);
+    expect(manager.serverIds()).toEqual(['tasks', 'copied']);
+    const project = tempDir();
+    mkdirSync(join(project, '.vscode'));
+    const vscode = join(project, '.vscode', 'mcp.json');
+    await manager.save(vscode, { dialect: 'vscode' });
+    const exported = await loadMcpConfig(vscode);
+    expect(exported.dialect).toBe('vscode');
+    expect(exported.servers()).toEqual(manager.configs());
+    expect(exported.unknownFields('tasks')).toEqual({ 'x-team-owner': { name: 'platform', pager: true } });
+    expect(exported.unknownFields('copied')).toEqual({ 'x-team': 'core' });
+    expect(exported.text).toContain('"x-top-level-note": "kept"');
+    // The fleet's own file keeps its dialect.
+    await manager.save();
+    const own = await loadMcpConfig(path);
+    expect(own.dialect).toBe('claude_code');
+    expect(own.unknownFields('copied')).toEqual({ 'x-team': 'core' });
+  });
+
+  it('save(otherPath) of a Claude Desktop file keeps its other settings and comments', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'claude_desktop_config.json');
+    const text = `{
+  // Claude Desktop's own settings live next to the servers.
+  "globalShortcut": "Ctrl+Space",
+  "mcpServers": {
+    "notes": { "command": "node", "args": ["notes.js"], "x-team": "core" }
+  }
+}
+`;
+    writeFileSync(path, text);
+    const manager = track(await McpServerManager.fromFile(path));
+    await manager.disableServer('notes');
+    const copy = join(dir, 'copy', 'claude_desktop_config.json');
+    mkdirSync(join(dir, 'copy'));
+    await manager.save(copy);
+    expect(readFileSync(copy, 'utf8')).toBe(text.replace('"x-team": "core" }', '"x-team": "core", "disabled": true }'));
+    expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
   it('watch applies an edit as exactly the adds, updates and removes it makes; a broken edit changes nothing', async () => {

@@ -15,6 +15,7 @@ import { McpServerManager } from '../fleet/manager.js';
 import type { McpFleetServerConfig } from '../fleet/server-config.js';
 import type { McpFleetServerStatus, McpFleetStartOutcome } from '../fleet/status.js';
 import type { McpLogger } from '../mcp/logger.js';
+import { adHocName } from './ad-hoc-name.js';
 import { commandLine } from './args.js';
 import { cliWording, usageError } from './errors.js';
 import type { CliIO, Output } from './output.js';
@@ -58,8 +59,8 @@ export function configPath(io: CliIO, explicit: string | undefined): string | un
   return CANDIDATES.map((candidate) => join(io.cwd, candidate)).find((path) => existsSync(path));
 }
 
-/** A readable id for an ad-hoc server: the package or program (`server-everything`), or the host of a URL. */
-function adHocId(server: AdHocServer): string {
+/** A readable id for an ad-hoc server: what it runs (see `adHocName`), or the host of a URL. */
+function adHocId(server: AdHocServer, cwd: string): string {
   if (server.kind === 'http') {
     try {
       const url = new URL(server.value);
@@ -69,16 +70,14 @@ function adHocId(server: AdHocServer): string {
     }
   }
   const { command, args } = commandLine(server.value);
-  const word = [...args].reverse().find((arg) => !arg.startsWith('-')) ?? command;
-  const base = word.split(/[\\/]/).pop() ?? word;
-  return base.replace(/\.(m?[jt]s|py|exe)$/i, '');
+  return adHocName(command, args, cwd) ?? command.split(/[\\/]/).pop() ?? command;
 }
 
-/** The ad-hoc servers as fleet configs, named by `--name` or after what they run. */
-export function adHocServers(options: ServerOptions): McpFleetServerConfig[] {
+/** The ad-hoc servers as fleet configs, named by `--name` or after what they run (a relative script is read from `cwd`). */
+export function adHocServers(options: ServerOptions, cwd: string): McpFleetServerConfig[] {
   const used = new Set<string>();
   return options.adHoc.map((server) => {
-    let id = (server.name ?? adHocId(server)).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || server.kind;
+    let id = (server.name ?? adHocId(server, cwd)).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || server.kind;
     for (let n = 2; used.has(id); n++) id = `${id.replace(/-\d+$/, '')}-${n}`;
     used.add(id);
     if (server.kind === 'http') return { id, transport: { type: 'http', url: server.value } };
@@ -88,7 +87,7 @@ export function adHocServers(options: ServerOptions): McpFleetServerConfig[] {
 
 /** Reads the servers a command works with; says on stderr which file it uses. */
 export async function serverSource(io: CliIO, output: Output, options: ServerOptions): Promise<ServerSource> {
-  const adHoc = adHocServers(options);
+  const adHoc = adHocServers(options, io.cwd);
   // Ad-hoc servers stand alone, unless a file is asked for explicitly as well.
   if (adHoc.length > 0 && options.config === undefined) return { file: undefined, adHoc };
   const path = configPath(io, options.config);
@@ -117,6 +116,8 @@ export class CliFleet {
   private constructor(
     readonly manager: McpServerManager,
     private readonly output: Output,
+    /** Whether every server came from `--stdio`/`--http`, no config file being used. */
+    readonly adHocOnly: boolean,
   ) {}
 
   static async open(io: CliIO, output: Output, options: ServerOptions): Promise<CliFleet> {
@@ -131,7 +132,7 @@ export class CliFleet {
       gracePeriodMs: 2_000,
     });
     if (source.file !== undefined) for (const server of source.adHoc) await manager.addServer(server);
-    return new CliFleet(manager, output);
+    return new CliFleet(manager, output, source.file === undefined);
   }
 
   /** Every server id, in registry order. */

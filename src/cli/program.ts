@@ -66,7 +66,7 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
         '',
         'Examples:',
         '  mcp-fleet list --stdio "npx -y @modelcontextprotocol/server-everything"',
-        '  mcp-fleet call everything.echo message=hello',
+        '  mcp-fleet call server-everything.echo message=hello --stdio "npx -y @modelcontextprotocol/server-everything"',
         '  mcp-fleet call files.read_file path=/tmp/notes.txt --json | jq .content',
       ].join('\n'),
     );

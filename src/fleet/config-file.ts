@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parseTree, type ParseError } from 'jsonc-parser';
 import { McpConfigError } from '../mcp/errors.js';
 import { checkIds, defaultWorkspace, McpConfigFileError, parseState, type DocumentState, type LoadedEntry } from './config-read.js';
-import { serversKeyOf, writeEntry, type McpConfigDialect, type McpEntryPath } from './dialects.js';
+import { checkUnknownFields, serversKeyOf, unknownFieldsOf, writeEntry, type McpConfigDialect, type McpEntryPath } from './dialects.js';
 import type { McpConfigInput } from './expand.js';
 import { detectFormat, JSONC_OPTIONS, setValue, type TextFormat } from './jsonc-edit.js';
 import type { McpFleetServerConfig } from './server-config.js';
@@ -30,6 +30,24 @@ export interface McpConfigLoadOptions {
   workspaceFolder?: string;
   /** With `parseMcpConfig`: where the text came from (for messages, dialect detection and the workspace default). Default: none. */
   path?: string;
+}
+
+/** How `McpConfigDocument.render` writes the servers. */
+export interface McpConfigRenderOptions {
+  /**
+   * Write in this dialect instead of the document's: the servers' key is renamed
+   * (`servers` for VS Code, `mcpServers` elsewhere) and every entry is rewritten in the
+   * dialect's style (its URL key, `type`, include/exclude keys); unknown fields, comments
+   * and everything outside the servers stay. Gemini CLI's own `oauth` block is left out
+   * of the other dialects, which would read it as mcp-fleet's. Default: the document's dialect.
+   */
+  dialect?: McpConfigDialect;
+  /**
+   * Fields to write into a new entry besides its config, by server id: an editor's own
+   * keys, kept from the file the server came from (see `unknownFields`). Keys mcp-fleet
+   * reads are refused. Entries the document already has keep their own. Default: none.
+   */
+  unknownFields?: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -83,14 +101,26 @@ export class McpConfigDocument {
   }
 
   /**
+   * The keys of a server's entry that mcp-fleet does not read (an editor's own, such as
+   * `"x-team": "core"`), as written, to carry the entry into another file; `{}` when it
+   * has none or the document has no such server. A fresh copy.
+   */
+  unknownFields(serverId: string): Record<string, unknown> {
+    const entry = this.#entries.find((candidate) => candidate.id === serverId);
+    return entry === undefined ? {} : structuredClone(unknownFieldsOf(entry.raw));
+  }
+
+  /**
    * The text with `servers` written into it: unchanged entries (deep-equal to what was
    * loaded) are left byte for byte, changed ones are patched key by key in the style
    * they were read with (unknown keys kept), new ones are appended in the dialect's
    * style, missing ones are deleted. Everything else is kept as it was, indentation and
-   * line endings included. Throws `McpConfigError` for an invalid server or for ids
-   * given twice or normalising alike.
+   * line endings included. In another dialect (`options.dialect`) every entry is
+   * rewritten in that dialect's style, and the text must read back to the same servers.
+   * Throws `McpConfigError` for an invalid server, for ids given twice or normalising
+   * alike, for unknown fields that are not, and for a conversion that cannot be made.
    */
-  render(servers: readonly McpFleetServerConfig[]): string {
+  render(servers: readonly McpFleetServerConfig[], options: McpConfigRenderOptions = {}): string {
     const checked = servers.map((server) => checkFleetServerConfig(server));
     checkIds(
       checked.map((server) => server.id),
@@ -98,15 +128,20 @@ export class McpConfigDocument {
         throw new McpConfigError(message, { serverId: checked[index]!.id, field: 'id' });
       },
     );
-    const key = serversKeyOf(this.dialect);
+    for (const [id, fields] of options.unknownFields ?? []) checkUnknownFields(id, fields);
+    const dialect = options.dialect ?? this.dialect;
+    // A new dialect restyles every entry, so none is left in a style the new one reads differently.
+    const restyle = dialect !== this.dialect;
+    if (restyle) checkConvertible(checked, this.dialect, dialect);
+    const key = serversKeyOf(dialect);
     const wanted = new Set(checked.map((server) => server.id));
     const loaded = new Map(this.#entries.map((entry) => [entry.id, entry]));
-    let text = this.text;
+    let text = restyle ? renameKey(this.text, serversKeyOf(this.dialect), key, dialect) : this.text;
     for (const entry of this.#entries) if (!wanted.has(entry.id)) text = setValue(text, [key, entry.id], undefined, this.#format);
     for (const server of checked) {
       const entry = loaded.get(server.id);
-      if (entry === undefined || isDeepStrictEqual(entry.config, server)) continue;
-      const written = writeEntry(server, this.dialect, entry.style);
+      if (entry === undefined || (!restyle && isDeepStrictEqual(entry.config, server))) continue;
+      const written = writeEntry(server, dialect, restyle ? undefined : entry.style);
       const path = [key, server.id];
       for (const field of Object.keys(entry.raw)) {
         if (written.owned.has(field) && !Object.hasOwn(written.fields, field)) text = setValue(text, [...path, field], undefined, this.#format);
@@ -114,18 +149,25 @@ export class McpConfigDocument {
       for (const [field, value] of Object.entries(written.fields)) text = patchValue(text, [...path, field], entry.raw[field], value, this.#format);
     }
     const added = checked.filter((server) => !loaded.has(server.id));
+    const fieldsOf = (server: McpFleetServerConfig) => ({ ...writeEntry(server, dialect).fields, ...options.unknownFields?.get(server.id) });
     if (added.length > 0) {
       const root = parseTree(text, [], JSONC_OPTIONS);
       if (root !== undefined && findNodeAtLocation(root, [key]) === undefined) {
-        text = setValue(text, [key], Object.fromEntries(added.map((server) => [server.id, writeEntry(server, this.dialect).fields])), this.#format);
+        text = setValue(text, [key], Object.fromEntries(added.map((server) => [server.id, fieldsOf(server)])), this.#format);
       } else {
-        for (const server of added) text = setValue(text, [key, server.id], writeEntry(server, this.dialect).fields, this.#format);
+        for (const server of added) text = setValue(text, [key, server.id], fieldsOf(server), this.#format);
       }
     }
     const errors: ParseError[] = [];
     parseTree(text, errors, JSONC_OPTIONS);
     // A guard, not a path users should reach: never hand back a file that would not load.
     if (errors.length > 0) throw new Error(`mcp-fleet produced invalid JSON while rendering ${this.path ?? 'an MCP config'}; nothing was written.`);
+    if (restyle) {
+      const back = parseState(text, { dialect, ...(this.path === undefined ? {} : { path: this.path }), ...(this.workspaceFolder === undefined ? {} : { workspaceFolder: this.workspaceFolder }) });
+      const read = new Map(back.entries.map((entry) => [entry.id, entry.config]));
+      const changed = checked.find((server) => !isDeepStrictEqual(read.get(server.id), server));
+      if (changed !== undefined) throw new Error(`mcp-fleet could not write MCP server "${changed.id}" in the ${dialect} dialect without changing it; nothing was written.`);
+    }
     return text;
   }
 
@@ -140,6 +182,33 @@ export class McpConfigDocument {
       entries: [],
     });
   }
+}
+
+/**
+ * Refuses a conversion that would change what a server means: `${input:...}` templates
+ * are answered from VS Code's `inputs`, which no other dialect declares.
+ */
+function checkConvertible(servers: readonly McpFleetServerConfig[], from: McpConfigDialect, to: McpConfigDialect): void {
+  if (from !== 'vscode' || to === 'vscode') return;
+  const server = servers.find((candidate) => JSON.stringify(candidate).includes('${input:'));
+  if (server === undefined) return;
+  throw new McpConfigError(
+    `MCP server "${server.id}" uses VS Code inputs (\${input:...}), which only VS Code's dialect declares, so it cannot be written as ${to}; replace them with \${env:...} templates first.`,
+    { serverId: server.id },
+  );
+}
+
+/** `text` with its top-level key `from` renamed to `to`, the value, comments and layout left as they are. */
+function renameKey(text: string, from: string, to: string, dialect: McpConfigDialect): string {
+  if (from === to) return text;
+  const root = parseTree(text, [], JSONC_OPTIONS);
+  const property = (name: string) => root?.children?.find((child) => child.children![0]!.value === name);
+  if (property(to) !== undefined) {
+    throw new McpConfigError(`The file already has a top-level "${to}" key, where the ${dialect} dialect keeps its servers; rename or remove it before saving as ${dialect}.`);
+  }
+  const keyNode = property(from)?.children![0];
+  if (keyNode === undefined) return text;
+  return text.slice(0, keyNode.offset) + JSON.stringify(to) + text.slice(keyNode.offset + keyNode.length);
 }
 
 /** Parses config text (synchronously). A leading byte order mark is dropped. Throws `McpConfigFileError`. */

@@ -246,6 +246,23 @@ function checkKeys(id: string, entry: Record<string, unknown>): void {
   }
 }
 
+/** An entry's keys that mcp-fleet does not read (an editor's own, such as `x-team`), as written. */
+export function unknownFieldsOf(entry: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entry).filter(([key]) => !KNOWN.has(key)));
+}
+
+/**
+ * Checks fields to write into an entry besides its config: none may be a key mcp-fleet
+ * reads (the config says those), nor look like a misspelling of one (the file would not
+ * load back). Throws `McpEntryError`.
+ */
+export function checkUnknownFields(id: string, fields: Record<string, unknown>): void {
+  for (const key of Object.keys(fields)) {
+    if (KNOWN.has(key)) throw new McpEntryError(id, [key], 'is a field mcp-fleet reads, not an unknown one; give it in the server\'s config instead');
+  }
+  checkKeys(id, fields);
+}
+
 function readTransport(id: string, entry: Record<string, unknown>, dialect: McpConfigDialect, style: McpEntryStyle): Record<string, unknown> {
   const urlKeys = URL_KEYS.filter((key) => has(entry, key));
   if (urlKeys.length > 1) throw new McpEntryError(id, [urlKeys[1]!], `and \`${urlKeys[0]}\` both give the server's URL; keep one`);

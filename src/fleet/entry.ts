@@ -25,6 +25,8 @@ export class FleetEntry {
   authorizationRequired = false;
   /** Set when the supervisor gave up on the server; cleared by the next start or stop. */
   givenUp = false;
+  /** Fields its entry is written with when it is new to a file, carried from another file (`addServer`'s `unknownFields`). */
+  unknownFields: Record<string, unknown> | undefined;
   /** The expanded configuration the provider holds, while it holds the server. */
   expanded: McpServerConfig | undefined;
   /** The era of the last session, kept after the provider lets the server go. */

@@ -39,6 +39,8 @@ export class FleetFile {
     private readonly workspaceFolder: () => string,
     /** The registry's servers now, as written. */
     private readonly registry: () => McpFleetServerConfig[],
+    /** The fields servers added to the registry carry from another file, for when they become new entries. */
+    private readonly unknownFields: () => ReadonlyMap<string, Readonly<Record<string, unknown>>>,
     private readonly logger: McpLogger,
   ) {
     this.synced = document?.servers() ?? [];
@@ -55,39 +57,53 @@ export class FleetFile {
   }
 
   /**
-   * Writes the registry to `path` (default: the file's own path). To its own file, what
-   * another writer changed since the last load or save is kept: the servers the registry
-   * did not change are written as the file has them now (see `mergeServers`), and
-   * everything outside the servers stays. Elsewhere, the registry is written as it is,
-   * into that file's text when it exists. Saving to the file's own path (or the first
-   * save of a fleet built in code) makes the result the current document.
+   * Writes the registry to `path` (default: the file's own path), in `dialect` (default:
+   * the document's). To its own file, what another writer changed since the last load or
+   * save is kept: the servers the registry did not change are written as the file has
+   * them now (see `mergeServers`), and everything outside the servers stays; the result
+   * becomes the current document. Elsewhere (a backup, an export), the file written is
+   * the current document with the registry's servers, everything else it holds kept, and
+   * whatever `path` held before is replaced: saving to a path writes the fleet's file
+   * there, it does not merge into another one (load that one and add servers to it for
+   * that, as `mcp-fleet config import` does). The fleet's own file stays its file. A
+   * fleet built in code has no document yet: its first save renders into the file at
+   * `path` when there is one (keeping what it holds besides the servers), else into a new
+   * one, and makes the result its file.
    */
-  async save(path?: string): Promise<void> {
+  async save(path?: string, dialect?: McpConfigDialect): Promise<void> {
     await this.lock.run(async () => {
       const target = path === undefined ? this.document?.path : resolve(path);
       if (target === undefined) {
         throw new McpFleetError('config_path_missing', 'This fleet was not loaded from a file; pass the path to save(path).');
       }
       const ours = this.registry();
-      const own = this.document !== undefined && this.document.path === target;
-      const onDisk = await readText(target);
-      const base = this.baseFor(target, onDisk);
-      // To its own file: the registry's changes since the last sync, over the file as it is now.
-      const servers = own ? mergeServers(this.synced, ours, base.servers()) : ours;
-      const text = base.render(servers);
+      const loaded = this.document;
+      const own = loaded !== undefined && loaded.path === target;
+      let base: McpConfigDocument;
+      let servers: McpFleetServerConfig[];
+      if (loaded !== undefined && !own) {
+        base = loaded;
+        servers = ours;
+      } else {
+        base = this.baseFor(target, await readText(target), dialect);
+        // To its own file: the registry's changes since the last sync, over the file as it is now.
+        servers = own ? mergeServers(this.synced, ours, base.servers()) : ours;
+      }
+      const written = dialect ?? base.dialect;
+      const text = base.render(servers, { dialect: written, unknownFields: this.unknownFields() });
       await writeFileAtomic(target, text);
-      if (own || this.document === undefined) {
-        this.document = this.reparse(text, target, base);
+      if (loaded === undefined || own) {
+        this.document = this.reparse(text, target, base, written);
         this.synced = ours;
       }
     });
   }
 
-  /** The document a save renders into: the file as it is on disk now, else the loaded one, else a new one. */
-  private baseFor(target: string, onDisk: string | undefined): McpConfigDocument {
+  /** The document a save to the file's own path (or a fleet's first save) renders into: the file as it is on disk now, else the loaded one, else a new one. */
+  private baseFor(target: string, onDisk: string | undefined, dialect: McpConfigDialect | undefined): McpConfigDocument {
     const like = this.document;
-    if (onDisk === undefined) return like?.path === target ? like : McpConfigDocument.create({ dialect: like?.dialect ?? this.dialect, path: target, workspaceFolder: this.workspaceFolder() });
-    if (like?.path === target && onDisk === like.text) return like;
+    if (onDisk === undefined) return like ?? McpConfigDocument.create({ dialect: dialect ?? this.dialect, path: target, workspaceFolder: this.workspaceFolder() });
+    if (like !== undefined && onDisk === like.text) return like;
     try {
       return parseMcpConfig(onDisk, { path: target, ...(like === undefined ? {} : { dialect: like.dialect }), ...(like?.workspaceFolder === undefined ? {} : { workspaceFolder: like.workspaceFolder }) });
     } catch (error) {
@@ -99,8 +115,8 @@ export class FleetFile {
     }
   }
 
-  private reparse(text: string, path: string | undefined, like: McpConfigDocument): McpConfigDocument {
-    return parseMcpConfig(text, { dialect: like.dialect, ...(path === undefined ? {} : { path }), ...(like.workspaceFolder === undefined ? {} : { workspaceFolder: like.workspaceFolder }) });
+  private reparse(text: string, path: string | undefined, like: McpConfigDocument, dialect = like.dialect): McpConfigDocument {
+    return parseMcpConfig(text, { dialect, ...(path === undefined ? {} : { path }), ...(like.workspaceFolder === undefined ? {} : { workspaceFolder: like.workspaceFolder }) });
   }
 
   /**

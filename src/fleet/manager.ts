@@ -33,7 +33,7 @@ import { type McpLogger, silentLogger } from '../mcp/logger.js';
 import { sanitizeNamePart } from '../mcp/naming.js';
 import { McpToolProvider, type McpOperationOptions } from '../mcp/provider.js';
 import { loadMcpConfig, type McpConfigDocument, type McpConfigLoadOptions } from './config-file.js';
-import type { McpConfigDialect } from './dialects.js';
+import { checkUnknownFields, type McpConfigDialect } from './dialects.js';
 import { diffFleet, sameConfig } from './diff.js';
 import { FleetEntry } from './entry.js';
 import { expandServerConfig, type McpExpansionContext, type McpInputHandler } from './expand.js';
@@ -76,6 +76,26 @@ export interface McpServerManagerOptions {
   elicitation?: McpElicitationHandler;
 }
 
+/** `McpServerManager.addServer` options. */
+export interface McpFleetAddOptions {
+  /**
+   * Fields the server's entry is written with when it is saved as a new entry, besides
+   * its config: an editor's own keys carried from another file (what
+   * `McpConfigDocument.unknownFields` gives). Keys mcp-fleet reads are refused. Default: none.
+   */
+  unknownFields?: Record<string, unknown>;
+}
+
+/** `McpServerManager.save` options. */
+export interface McpFleetSaveOptions {
+  /**
+   * Write in this dialect: the servers' key and every entry in its style, everything else
+   * kept (see `McpConfigRenderOptions.dialect`). Default: the file's dialect, or the
+   * `dialect` option for a fleet built in code.
+   */
+  dialect?: McpConfigDialect;
+}
+
 /** `McpServerManager.fromFile` options: the manager's, and how to read the file. */
 export type McpServerManagerFileOptions = Omit<McpServerManagerOptions, 'servers' | 'file'> & Pick<McpConfigLoadOptions, 'dialect'>;
 
@@ -110,7 +130,14 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     this.autoSave = options.autoSave ?? false;
     this.workspaceOption = options.workspaceFolder;
     this.expansion = { env: options.env ?? process.env, home: options.home ?? homedir(), askInput: options.inputs, answers: new Map() };
-    this.file = new FleetFile(options.file, options.dialect ?? options.file?.dialect ?? 'claude_desktop', () => this.workspaceFolder(), () => this.configs(), this.logger);
+    this.file = new FleetFile(
+      options.file,
+      options.dialect ?? options.file?.dialect ?? 'claude_desktop',
+      () => this.workspaceFolder(),
+      () => this.configs(),
+      () => new Map([...this.entries.values()].flatMap((entry) => (entry.unknownFields === undefined ? [] : [[entry.id, entry.unknownFields] as const]))),
+      this.logger,
+    );
     this.provider = new McpToolProvider({
       logger: this.logger,
       ...(options.credentialStore === undefined ? {} : { credentialStore: options.credentialStore }),
@@ -168,10 +195,18 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     if (this.closed) throw new McpFleetError('manager_closed', 'The MCP server manager is shut down.');
   }
 
-  /** Adds a server to the registry (validated; `stopped`, or `disabled`). Never starts it. */
-  async addServer(config: McpFleetServerConfig): Promise<void> {
+  /**
+   * Adds a server to the registry (validated; `stopped`, or `disabled`). Never starts it.
+   * `unknownFields` are written into its entry with it (see `McpFleetAddOptions`).
+   */
+  async addServer(config: McpFleetServerConfig, options: McpFleetAddOptions = {}): Promise<void> {
     this.assertOpen();
-    this.emitStatus(this.register(checkFleetServerConfig(config)));
+    const checked = checkFleetServerConfig(config);
+    const fields = options.unknownFields === undefined ? undefined : (JSON.parse(JSON.stringify(options.unknownFields)) as Record<string, unknown>);
+    if (fields !== undefined) checkUnknownFields(checked.id, fields);
+    const entry = this.register(checked);
+    if (fields !== undefined && Object.keys(fields).length > 0) entry.unknownFields = fields;
+    this.emitStatus(entry);
     await this.saveIfAuto();
   }
 
@@ -380,14 +415,19 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
 
   /**
    * Writes the registry to `path` (default: the file it was loaded from) atomically, in
-   * the file's dialect, keeping its comments, unknown fields, `autoApprove` and the
-   * unexpanded `${...}` templates: nothing expanded ever lands in the file. If another
-   * writer changed the file since it was loaded or saved, what the registry did not
-   * change is kept as that writer left it.
+   * the file's dialect (or `options.dialect`), keeping its comments, unknown fields,
+   * other top-level keys, `autoApprove` and the unexpanded `${...}` templates: nothing
+   * expanded ever lands in the file. If another writer changed the file since it was
+   * loaded or saved, what the registry did not change is kept as that writer left it.
+   * Saved elsewhere (a backup, an export), the file written is the loaded one with the
+   * registry's servers, all the same kept, and it replaces whatever was at `path`; the
+   * loaded file stays the fleet's file. A file saved under a name that does not say its
+   * dialect loads back by detection, so pass `{ dialect }` to `fromFile` for a Gemini CLI
+   * file saved as, say, `backup.json`.
    */
-  async save(path?: string): Promise<void> {
+  async save(path?: string, options: McpFleetSaveOptions = {}): Promise<void> {
     this.assertOpen();
-    await this.file.save(path);
+    await this.file.save(path, options.dialect);
   }
 
   private async saveIfAuto(): Promise<void> {

@@ -3,7 +3,9 @@
  * | remove <id> | enable <id> | disable <id> | import [--from <editor>]`: shows or edits the
  * config file through the library's `McpServerManager` and its atomic `save` (comments,
  * unknown fields and `${...}` templates kept). `config add` and `import` create ./mcp.json
- * (or the `--config` file) when there is no file yet. Secrets are never shown: a value
+ * (or the `--config` file) when there is no file yet. `import` adds the servers it copies
+ * to the file's own manager, so they are written in that file's dialect, each with the
+ * unknown fields its entry had. Secrets are never shown: a value
  * that is not a `${...}` template is replaced by `[REDACTED]`.
  *
  * JSON: `list` prints `{ file, dialect, servers: [<config, redacted>] }`; `import` prints
@@ -13,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { loadMcpConfig } from '../../fleet/config-file.js';
+import { loadMcpConfig, type McpConfigDocument } from '../../fleet/config-file.js';
 import { detectDialect, type McpConfigDialect } from '../../fleet/dialects.js';
 import { findMcpConfigs } from '../../fleet/locations.js';
 import { McpServerManager } from '../../fleet/manager.js';
@@ -214,14 +216,14 @@ async function importConfigs(context: CommandContext): Promise<ExitCode> {
   const skipped: { id: string; from: string; reason: string }[] = [];
   try {
     for (const location of locations) {
-      let servers: McpFleetServerConfig[];
+      let source: McpConfigDocument;
       try {
-        servers = (await loadMcpConfig(location.path)).servers();
+        source = await loadMcpConfig(location.path);
       } catch (error) {
         skipped.push({ id: '*', from: location.path, reason: (error as Error).message });
         continue;
       }
-      for (const server of servers) {
+      for (const server of source.servers()) {
         if (JSON.stringify(server).includes('${input:')) {
           skipped.push({ id: server.id, from: location.path, reason: 'it uses VS Code inputs (${input:...}), which only its own file declares; copy it by hand with its inputs' });
           continue;
@@ -231,7 +233,8 @@ async function importConfigs(context: CommandContext): Promise<ExitCode> {
           continue;
         }
         try {
-          await manager.addServer(server);
+          // The editor's own keys of the entry (`alwaysAllow`, `x-team`) come along; the rest is written in the file's dialect.
+          await manager.addServer(server, { unknownFields: source.unknownFields(server.id) });
           imported.push({ id: server.id, from: location.path });
         } catch (error) {
           skipped.push({ id: server.id, from: location.path, reason: (error as Error).message });
