@@ -17,7 +17,7 @@ import type { McpFleetServerStatus, McpFleetStartOutcome } from '../fleet/status
 import type { McpLogger } from '../mcp/logger.js';
 import { adHocName } from './ad-hoc-name.js';
 import { commandLine } from './args.js';
-import { cliWording, usageError } from './errors.js';
+import { rowWording, usageError } from './errors.js';
 import type { CliIO, Output } from './output.js';
 import { credentialsFolder } from './paths.js';
 import { Progress } from './progress.js';
@@ -160,7 +160,7 @@ export class CliFleet {
     const progress = options.progress === false ? undefined : Progress.start(this.output.io, this.output.err, ids);
     const onStatus = (status: McpFleetServerStatus): void => {
       if (status.state === 'running') progress?.finish(status.id, true, `${status.toolCount} tools`);
-      if (status.state === 'failed_to_start') progress?.finish(status.id, false, oneLine(cliWording(status.lastError ?? 'failed')));
+      if (status.state === 'failed_to_start') progress?.finish(status.id, false, oneLine(rowWording(status.id, status.lastError ?? 'failed')));
     };
     this.manager.on('status', onStatus);
     try {

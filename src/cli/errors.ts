@@ -53,3 +53,16 @@ export function cliWording(message: string): string {
     .replace(/but nothing can ask for it; give the McpServerManager an `inputs` handler/g, 'but there is no terminal to ask on; run the command in a terminal')
     .replace(/the call's timeoutMs/g, '--timeout');
 }
+
+/**
+ * A server's message as its own row shows it (a table row, a progress line that already
+ * names the server): `cliWording`, without the `MCP server "<id>"` it starts with, so
+ * the part that explains the failure is what fits the column.
+ */
+export function rowWording(serverId: string, message: string): string {
+  const worded = cliWording(message);
+  for (const prefix of [`MCP server "${serverId}" `, `MCP server "${serverId}": `]) {
+    if (worded.startsWith(prefix)) return worded.slice(prefix.length);
+  }
+  return worded;
+}

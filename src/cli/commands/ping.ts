@@ -4,7 +4,7 @@
  *
  * JSON: `{ servers: [{ id, ok, ms, toolCount, era?, protocolVersion?, error? }] }`. Exit 1 when any failed.
  */
-import { cliWording, EXIT, type ExitCode } from '../errors.js';
+import { EXIT, rowWording, type ExitCode } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { firstLine } from '../signature.js';
 
@@ -44,7 +44,7 @@ export async function ping(context: CommandContext, servers: unknown): Promise<E
         `${row.ms} ms`,
         String(row.toolCount),
         row.protocolVersion === undefined ? '' : `${row.era} ${row.protocolVersion}`,
-        firstLine(cliWording(row.error ?? ''), 100),
+        firstLine(rowWording(row.id, row.error ?? ''), 100),
       ]),
     );
   }

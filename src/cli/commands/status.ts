@@ -8,7 +8,7 @@
  * (JSON Lines) as they change.
  */
 import type { McpFleetServerStatus } from '../../fleet/status.js';
-import { cliWording, EXIT, type ExitCode } from '../errors.js';
+import { EXIT, rowWording, type ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { firstLine } from '../signature.js';
@@ -28,7 +28,7 @@ function row(output: Output, status: McpFleetServerStatus): string[] {
     String(status.toolCount),
     String(status.restartAttempts),
     nextRetry(status),
-    firstLine(cliWording(status.lastError ?? ''), 80),
+    firstLine(rowWording(status.id, status.lastError ?? ''), 80),
   ];
 }
 
