@@ -287,6 +287,16 @@ describe('found in review', () => {
     expect(JSON.parse(gone.stdout)).toMatchObject({ server_id: 'x', tool: 'echo', error: { code: 'connect_failed' } });
   });
 
+  it('list says how a server that dies at start ended, in the table and in --json', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { dies: { command: process.execPath, args: ['-e', 'process.exit(1)'] } } }));
+    const text = await cli(['list'], { cwd: dir });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^dies\tfailed_to_start\t.*could not be set up: the server process exited with code 1 before answering initialize\./m);
+    const json = JSON.parse((await cli(['list', '--json'], { cwd: dir })).stdout) as { servers: { lastError?: string }[] };
+    expect(json.servers[0]!.lastError).toBe('MCP server "dies" could not be set up: the server process exited with code 1 before answering initialize.');
+  });
+
   it('--name names the ad-hoc server given just before it, and is refused before any', async () => {
     const ran = await cli(['list', '--json', '--stdio', FLEET_SERVER, '--stdio', FLEET_SERVER, '--name', 'second']);
     expect((JSON.parse(ran.stdout) as { servers: { server: { id: string } }[] }).servers.map((listing) => listing.server.id)).toEqual(['fleet-server', 'second']);

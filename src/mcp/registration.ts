@@ -361,12 +361,16 @@ export class ServerRegistration {
     session.retire();
   }
 
-  /** Cancels everything in flight and closes the session. */
+  /**
+   * Cancels everything in flight and closes the session. Resolves once a set-up in flight
+   * has let go of what it started too: its callers stop waiting at the abort, but the
+   * child process it spawned is gone only when the set-up's own clean-up is done.
+   */
   async remove(): Promise<void> {
     this.removal.abort(() => new McpServerRemovedError(this.id));
     const session = this.session;
     this.session = undefined;
-    await session?.close();
+    await Promise.all([session?.close(), this.connecting?.catch(() => {})]);
   }
 
   /** The observable status. Never connects. */
