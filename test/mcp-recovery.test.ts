@@ -126,7 +126,7 @@ describe('reconnection', () => {
 });
 
 describe('disconnectServer', () => {
-  it('lets a call already sent finish, fails a queued one, and reconnects on the next call', async () => {
+  it('lets a call already sent finish, and sends a queued one, which never left the host, on a new session', async () => {
     const log = observationLog();
     const gate = join(dirname(log), 'release-slow');
     const provider = await started(
@@ -140,10 +140,11 @@ describe('disconnectServer', () => {
     expect(await provider.disconnectServer('s')).toBe(false);
     writeFileSync(gate, '');
     expect((await running).isError).toBe(false);
-    const queuedResult = await queued;
-    expect(queuedResult).toMatchObject({ isError: true, output: { error: { code: 'call_not_sent' } } });
-    expect(callStarts(log, 'echo')).toHaveLength(0);
-    // The registration and its tools stay; the next call opens a new session.
+    // The queued call did not run on the retired session: it is the first use of a new one.
+    expect((await queued).isError).toBe(false);
+    expect(callStarts(log, 'echo')).toHaveLength(1);
+    expect(starts(log)).toHaveLength(2);
+    // The registration and its tools stay, and the new session serves the next call too.
     expect(provider.definitions().map((definition) => definition.name)).toEqual(['mcp_s_echo', 'mcp_s_slow']);
     expect((await provider.call('mcp_s_echo', {})).isError).toBe(false);
     expect(starts(log)).toHaveLength(2);
@@ -156,20 +157,20 @@ describe('disconnectServer', () => {
 });
 
 describe('a 2025-era HTTP session the server forgot (404)', () => {
-  it('is re-initialised on the next use, without replaying the call that met the 404', async () => {
+  it('is re-initialised, and the call that met the 404 (which did not run) is sent once on the new session', async () => {
     const { startHttpFixture } = await import('./helpers.js');
     const log = observationLog();
     const server = await startHttpFixture('legacy-http-server.mjs', { env: { FIXTURE_LOG: log } });
     try {
       const provider = await started({ id: 'old', transport: { type: 'http', url: server.url } });
       await fetch(new URL('/admin/forget', server.url), { method: 'POST' });
-      const lost = await provider.call('mcp_old_echo', { text: 'first' });
-      expect(lost).toMatchObject({ isError: true, output: { error: { code: 'server_disconnected' } } });
-      expect(JSON.stringify(lost.modelOutput)).toContain('did not run');
-      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(0);
+      const resent = await provider.call('mcp_old_echo', { text: 'first' });
+      expect(resent.isError).toBe(false);
+      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(1);
+      expect(observed(log).filter((entry) => entry.event === 'session')).toHaveLength(2);
       const again = await provider.call('mcp_old_echo', { text: 'second' });
       expect(again.isError).toBe(false);
-      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(1);
+      expect(observed(log).filter((entry) => entry.event === 'call')).toHaveLength(2);
       expect(observed(log).filter((entry) => entry.event === 'session')).toHaveLength(2);
       // A refresh that meets a forgotten session initialises once more and lists.
       await fetch(new URL('/admin/forget', server.url), { method: 'POST' });

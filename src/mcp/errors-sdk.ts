@@ -43,9 +43,11 @@ export function isDisconnectError(error: unknown): boolean {
   if (SdkError.isInstance(error)) {
     return error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.NotConnected || error.code === SdkErrorCode.SendFailed;
   }
-  // fetch's own network failure (the socket closed or reset, the host unreachable): over
-  // Streamable HTTP the SDK passes it through as it is.
-  return error instanceof TypeError && error.message === 'fetch failed';
+  // fetch's own network failure (the socket closed or reset, the host unreachable), and a
+  // body cut off by its socket closing (undici's "terminated"): over Streamable HTTP the SDK
+  // passes them through as they are.
+  if (!(error instanceof TypeError)) return false;
+  return error.message === 'fetch failed' || (error.message === 'terminated' && (error.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_SOCKET');
 }
 
 /** Whether the SDK gave up waiting (its abort also surfaces as a timeout). */

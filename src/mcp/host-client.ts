@@ -36,6 +36,8 @@ import {
 } from '@modelcontextprotocol/client';
 import { linkAbort } from '../core/abort-link.js';
 import { isJsonObject } from '../core/json.js';
+import type { RequestExchanges } from './transport/exchanges.js';
+import { HostHttpTransport } from './transport/http.js';
 import { asSdkError, type ListenClient, type ListenOptions, type ListenOwner, ListenStream, subscriptionIdOf } from './listen.js';
 import { plainCallResult } from './plain-result.js';
 
@@ -63,12 +65,14 @@ interface Pending {
 type Response = JSONRPCResponse | JSONRPCErrorResponse;
 
 /**
- * The SDK's requests waiting for their answers, by id: private in its types, read here
- * only to tell a late answer from a current one (`test/mcp-interaction.test.ts` fails if
- * it moves).
+ * The SDK's requests waiting for their answers, by id, and their progress handlers:
+ * private in its types, read here to tell a late answer from a current one, and to fail a
+ * request whose answer stream ended without its answer (`test/mcp-interaction.test.ts` and
+ * `test/http-faults.test.ts` fail if they move).
  */
 interface SdkResponseHandlers {
-  _responseHandlers: Map<number, unknown>;
+  _responseHandlers: Map<number, (response: Error) => void>;
+  _progressHandlers: Map<number, unknown>;
 }
 
 /** How many given-up direct calls are remembered for their late answers. */
@@ -87,6 +91,8 @@ export class HostClient extends Client implements ListenClient {
   /** Open and opening `subscriptions/listen` streams, by request id (made at the first). */
   private listens: Map<string, ListenStream> | undefined;
   private listenId = 0;
+  /** The requests' own exchanges on a Streamable HTTP transport, told when each is answered. */
+  private exchanges: RequestExchanges | undefined;
 
   /**
    * Receives the result of a direct call that was given up on, when it arrives after all:
@@ -102,6 +108,11 @@ export class HostClient extends Client implements ListenClient {
    */
   override async connect(transport: Transport, options?: Parameters<Client['connect']>[1]): Promise<void> {
     const preset = transport.onmessage;
+    // Before the handshake, whose requests are exchanges too.
+    if (transport instanceof HostHttpTransport) {
+      this.exchanges = transport.exchanges;
+      this.exchanges.onended = (id) => this.answerStreamEnded(id);
+    }
     await super.connect(transport, options);
     const dispatch = transport.onmessage;
     if (dispatch === undefined) return;
@@ -238,8 +249,30 @@ export class HostClient extends Client implements ListenClient {
     this.listens?.delete(id);
   }
 
+  /**
+   * Fails request `id` if it still waits for its answer, now that its answer stream has
+   * ended (see transport/exchanges.ts): a disconnect, reported at once instead of at its
+   * timeout. For one of the SDK's requests this is what its own close handling does to
+   * every request (the handler rejects with the error), its progress handler dropped as
+   * its answer would drop it.
+   */
+  private answerStreamEnded(id: string | number): void {
+    if (typeof id !== 'number') return;
+    const ended = (): SdkError => new SdkError(SdkErrorCode.ConnectionClosed, `The server ended its response stream before answering request ${id}`);
+    if (id < 0) {
+      this.settle(id)?.reject(ended());
+      return;
+    }
+    const sdk = this as unknown as SdkResponseHandlers;
+    const handler = sdk._responseHandlers.get(id);
+    if (handler === undefined) return;
+    sdk._progressHandlers.delete(id);
+    handler(ended());
+  }
+
   protected override _onresponse(response: Response): void {
     const id = response.id;
+    if (id !== undefined) this.exchanges?.settled(id);
     const listen = typeof id === 'string' ? this.listens?.get(id) : undefined;
     if (listen !== undefined) {
       listen.answered(response);

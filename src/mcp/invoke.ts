@@ -18,7 +18,7 @@ import { refreshServers } from './refresh.js';
 import type { McpServerAuthorizer } from './auth/authorizer.js';
 import type { ServerRegistration } from './registration.js';
 import type { RouteTable } from './routes.js';
-import type { McpSession } from './session.js';
+import { McpConnectError, type McpSession } from './session.js';
 import { taskHandleOf, type TaskHandle } from './tap.js';
 import { awaitTask, cancelTask, McpTaskError } from './tasks.js';
 import { McpResponseTooLargeError } from './transport/bounded-fetch.js';
@@ -132,6 +132,96 @@ async function runTask(
   });
 }
 
+/** What sending a call needs to know of its caller: the deadline, the caller's signal, and the waiting signal. */
+interface CallState {
+  deadlineAt: number;
+  callerSignal: AbortSignal | undefined;
+  waitSignal: () => AbortSignal;
+}
+
+/** Sends the call on `session` (steps up scopes, waits for a task) and returns its result. */
+async function sendCall(
+  context: InvokeContext,
+  registration: ServerRegistration,
+  session: McpSession,
+  target: InvokeTarget,
+  args: Record<string, unknown>,
+  call: CallState,
+): Promise<CallToolResult> {
+  const { remoteName } = target;
+  const { timeouts } = registration.config;
+  const { deadlineAt, callerSignal, waitSignal } = call;
+  const started = context.logger === silentLogger ? 0 : performance.now();
+  // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
+  const interactive = registration.elicitation !== undefined && session.era === 'legacy';
+  const asTask = wantsTask(registration, session, target.tool);
+  const direct = !asTask && registration.elicitation === undefined && canCallDirectly(target.tool, session.era);
+  // Worked out at each send: a resend after a scope step-up has only what is left.
+  const send = () => {
+    const remaining = Math.floor(deadlineAt - performance.now());
+    if (remaining <= 0) return Promise.reject(new DeadlineExceeded());
+    if (direct) {
+      const request = { name: remoteName, arguments: args };
+      const timing = { timeout: Math.min(timeouts.requestMs, remaining), maxTotalTimeout: remaining };
+      return session.track(session.client.directCallTool(request, callerSignal === undefined ? timing : { ...timing, signal: callerSignal }));
+    }
+    return session.track(
+      session.client.callTool(
+        {
+          name: remoteName,
+          arguments: args,
+          ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
+        },
+        {
+          // With elicitation on, the SDK hands this signal to the prompts a round opens: it must
+          // carry the deadline and the server's removal too. Otherwise the caller's is enough
+          // (the deadline travels as maxTotalTimeout) and the common path creates no signal.
+          ...(registration.elicitation !== undefined ? { signal: waitSignal() } : callerSignal === undefined ? {} : { signal: callerSignal }),
+          timeout: interactive ? remaining : Math.min(timeouts.requestMs, remaining),
+          // Server progress resets the per-request timeout, never the logical-call deadline.
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: remaining,
+          onprogress: ignoreProgress,
+          ...(target.tool === undefined ? {} : { toolDefinition: target.tool }),
+        },
+      ),
+    );
+  };
+  let result = await withStepUp(registration, send, waitSignal);
+  const task = taskHandleOf(result);
+  // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
+  if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));
+  if (context.logger !== silentLogger) {
+    context.logger.debug(
+      { serverId: registration.id, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
+      'MCP tool call finished',
+    );
+  }
+  return result;
+}
+
+/**
+ * Why a call did not run: its session was retired before it was sent (`gone`), or the
+ * server answered 404 for the session (`expired`), which it does before running anything.
+ */
+type NotRun = 'gone' | 'expired';
+
+/**
+ * A call that did not run, and could not be sent on a new session either: `call_not_sent`
+ * (see `notSent`), never `server_disconnected`, whose tool may have run.
+ */
+function notRunFailure(serverId: string, first: NotRun, second: NotRun | undefined, setupError?: string): InvokeFailure {
+  const lost = first === 'expired' ? 'no longer knew its session (HTTP 404)' : 'was disconnected before the call started';
+  const again =
+    setupError !== undefined
+      ? 'a new session could not be set up'
+      : second === 'expired'
+        ? 'forgot the new session too (HTTP 404)'
+        : 'the new session was disconnected too before the call started';
+  const message = `MCP server "${serverId}" ${lost}, and ${again}, so the call did not run; call the tool again later.`;
+  return { code: 'call_not_sent', message: setupError === undefined ? message : `${message} ${setupError}` };
+}
+
 /**
  * Calls `target` on `registration`. Resolves with the result, or with a failure to show;
  * rejects only with the caller's abort reason.
@@ -156,87 +246,50 @@ export async function invokeTool(
   const waitSignal = (): AbortSignal => (waiting ??= new OperationSignal([callerSignal, registration.signal], deadlineAt - performance.now())).signal;
   const timedOut = (): boolean => waiting?.timedOut === true || performance.now() >= deadlineAt - 1;
   let dispatched = false;
+  // Why the call is being sent again, on a new session: its first session was gone before it ran.
+  let resent: NotRun | undefined;
   try {
-    // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
-    let session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
-    if (registration.dirty) {
-      const [failure] = await refreshServers([registration], context.table, { force: false, signal: waitSignal() });
-      // A catalog rejected as a whole leaves the last snapshot published, and usable.
-      if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
-      const problem = target.stillValid?.();
-      if (problem !== undefined) return { failure: { code: 'catalog_changed', message: problem } };
-      session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
-    }
-    const release = registration.gate.tryAcquire(target.shared) ?? (await registration.gate.acquire(target.shared, waitSignal()));
-    try {
-      // The session may have been retired while this call waited its turn.
-      if (session.closed || registration.session !== session) return { failure: notSent(serverId, 'was disconnected before the call started') };
-      if (deadlineAt - performance.now() < 1) throw new DeadlineExceeded();
-      dispatched = true;
-      const started = context.logger === silentLogger ? 0 : performance.now();
-      // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
-      const interactive = registration.elicitation !== undefined && session.era === 'legacy';
-      const asTask = wantsTask(registration, session, target.tool);
-      const direct = !asTask && registration.elicitation === undefined && canCallDirectly(target.tool, session.era);
-      // Worked out at each send: a resend after a scope step-up has only what is left.
-      const send = () => {
-        const remaining = Math.floor(deadlineAt - performance.now());
-        if (remaining <= 0) return Promise.reject(new DeadlineExceeded());
-        if (direct) {
-          const call = { name: remoteName, arguments: args };
-          const timing = { timeout: Math.min(timeouts.requestMs, remaining), maxTotalTimeout: remaining };
-          return session.track(session.client.directCallTool(call, callerSignal === undefined ? timing : { ...timing, signal: callerSignal }));
+    for (;;) {
+      // A new session (after a crash or a disconnect) marks the catalog dirty, so connect first.
+      let session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
+      if (registration.dirty) {
+        const [failure] = await refreshServers([registration], context.table, { force: false, signal: waitSignal() });
+        // A catalog rejected as a whole leaves the last snapshot published, and usable.
+        if (failure !== undefined && !(failure.error instanceof McpCatalogError)) throw failure.error;
+        const problem = target.stillValid?.();
+        if (problem !== undefined) return { failure: { code: 'catalog_changed', message: problem } };
+        session = registration.liveSession() ?? (await registration.ensureSession(waitSignal()));
+      }
+      const release = registration.gate.tryAcquire(target.shared) ?? (await registration.gate.acquire(target.shared, waitSignal()));
+      // Set when the call provably did not run: it goes once more, on a new session.
+      let notRun: NotRun | undefined;
+      try {
+        // The session may have been retired (or the server may have forgotten it) while this call waited its turn.
+        if (session.closed || registration.session !== session) {
+          notRun = 'gone';
+        } else {
+          if (deadlineAt - performance.now() < 1) throw new DeadlineExceeded();
+          dispatched = true;
+          return { result: await sendCall(context, registration, session, target, args, { deadlineAt, callerSignal, waitSignal }) };
         }
-        return session.track(
-          session.client.callTool(
-            {
-              name: remoteName,
-              arguments: args,
-              ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
-            },
-            {
-              // With elicitation on, the SDK hands this signal to the prompts a round opens: it must
-              // carry the deadline and the server's removal too. Otherwise the caller's is enough
-              // (the deadline travels as maxTotalTimeout) and the common path creates no signal.
-              ...(registration.elicitation !== undefined ? { signal: waitSignal() } : callerSignal === undefined ? {} : { signal: callerSignal }),
-              timeout: interactive ? remaining : Math.min(timeouts.requestMs, remaining),
-              // Server progress resets the per-request timeout, never the logical-call deadline.
-              resetTimeoutOnProgress: true,
-              maxTotalTimeout: remaining,
-              onprogress: ignoreProgress,
-              ...(target.tool === undefined ? {} : { toolDefinition: target.tool }),
-            },
-          ),
-        );
-      };
-      let result = await withStepUp(registration, send, waitSignal);
-      const task = taskHandleOf(result);
-      // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
-      if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));
-      if (context.logger !== silentLogger) {
-        context.logger.debug(
-          { serverId, method: 'tools/call', tool: remoteName, durationMs: Math.round(performance.now() - started), isError: result.isError === true },
-          'MCP tool call finished',
-        );
-      }
-      return { result };
-    } catch (error) {
-      if (isSessionExpired(error, session.transport.sessionId)) {
-        // The server lost the session before running the call: set up a new one next time, but do not replay.
+      } catch (error) {
+        if (!isSessionExpired(error, session.transport.sessionId)) throw error;
+        // The server lost the session before running the call (its transport expired the session at the 404 already).
         registration.expire(session);
-        return {
-          failure: {
-            code: 'server_disconnected',
-            message: `MCP server "${serverId}" no longer knew this session (HTTP 404), so the call did not run. A new session is opened on the next call; call the tool again.`,
-          },
-        };
+        dispatched = false;
+        notRun = 'expired';
+      } finally {
+        release();
       }
-      throw error;
-    } finally {
-      release();
+      if (resent !== undefined) return { failure: notRunFailure(serverId, resent, notRun) };
+      resent = notRun;
     }
   } catch (error) {
     if (callerSignal?.aborted) throw callerSignal.reason;
+    // A new session for a call that did not run could not be set up: it still did not run.
+    if (resent !== undefined && !dispatched && error instanceof McpConnectError) {
+      return { failure: notRunFailure(serverId, resent, undefined, redactSecrets(errorMessage(error), registration.config)) };
+    }
     // What the transport reported (an over-limit message) explains the call it broke, once:
     // an HTTP session outlives it, and later failures on it have causes of their own.
     const session = registration.lastSession;

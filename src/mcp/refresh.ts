@@ -31,7 +31,7 @@ async function fetchCatalog(registration: ServerRegistration, signal: AbortSigna
     return await fetchCatalogOnce(registration, signal);
   } catch (error) {
     const session = (error as { session?: McpSession }).session;
-    if (session === undefined || !isSessionExpired(error, session.transport.sessionId)) throw error;
+    if (session === undefined || !(session.expired || isSessionExpired(error, session.transport.sessionId))) throw error;
     // A legacy HTTP server forgot the session: initialise once more, then list again.
     registration.expire(session);
     return fetchCatalogOnce(registration, signal);
@@ -51,7 +51,8 @@ async function fetchCatalogOnce(registration: ServerRegistration, signal: AbortS
   try {
     tools = await listAllTools(session, config, listing.signal);
   } catch (error) {
-    if (isSessionExpired(error, session.transport.sessionId)) throw Object.assign(error as Error, { session });
+    // The 404 itself, or the close of the session it expired (the listing is not tracked work, which a retired session would wait for).
+    if (session.expired || isSessionExpired(error, session.transport.sessionId)) throw Object.assign(error as Error, { session });
     if (error instanceof McpFleetError || !listing.timedOut) throw error;
     throw new McpFleetError('list_timeout', `MCP server "${config.id}" did not finish tools/list within ${config.timeouts.listMs} ms (timeouts.listMs).`, {
       serverId: config.id,

@@ -89,6 +89,7 @@ export class ServerRegistration {
       this.dirty = true;
     },
     onResourceUpdated: (uri: string): void => this.notifyResourceUpdated(uri),
+    onExpired: (session: McpSession): void => this.expire(session),
   };
 
   /** Listeners of subscribed resources, by URI (made at the first); subscriptions are renewed on every new session. */
@@ -353,7 +354,7 @@ export class ServerRegistration {
     });
   }
 
-  /** Forgets a session the server no longer knows (a legacy HTTP session answered 404), so the next use reconnects. */
+  /** Forgets a session the server no longer knows (a legacy HTTP session answered 404 to any request), so the next use reconnects. */
   expire(session: McpSession): void {
     if (this.session !== session) return;
     this.session = undefined;

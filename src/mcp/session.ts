@@ -14,7 +14,7 @@ import { asError, errorMessage, McpAuthorizationRequired, McpFleetError } from '
 import { isAuthorizationError, isTransientError } from './errors-sdk.js';
 import type { McpLogger } from './logger.js';
 import { childEnvironment } from './transport/env.js';
-import { createHttpTransport } from './transport/http.js';
+import { createHttpTransport, HostHttpTransport } from './transport/http.js';
 import { SseTransport } from './transport/sse.js';
 import type { McpServerAuthorizer } from './auth/authorizer.js';
 import { McpMessageTooLargeError, McpSpawnError, StdioTransport } from './transport/stdio.js';
@@ -58,6 +58,11 @@ export interface OpenSessionOptions {
   onToolsChanged?: () => void;
   /** Called with the URI of every `notifications/resources/updated` the server sends. */
   onResourceUpdated?: (uri: string) => void;
+  /**
+   * Called once when a Streamable HTTP server answers 404 to anything sent with the
+   * session's id (a call, a notification, the GET stream): it forgot the session.
+   */
+  onExpired?: (session: McpSession) => void;
   /** The OAuth authorizer of an HTTP server that uses OAuth. */
   authorizer?: McpServerAuthorizer;
   /** The application's elicitation handler, only when the server opted in too. */
@@ -85,6 +90,11 @@ export class McpConnectError extends McpFleetError {
 export class McpSession {
   /** Why the session ended, when it ended because the server broke a bound. */
   failure: Error | undefined;
+  /**
+   * Whether the server answered 404 to something sent with this session's id: it forgot
+   * the session. Work that was not tracked on it may then fail with its close instead.
+   */
+  expired = false;
   private isClosed = false;
   private retired = false;
   private inflight = 0;
@@ -391,6 +401,13 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
     session.markClosed();
     onClose?.();
   };
+  const onExpired = options.onExpired;
+  if (transport instanceof HostHttpTransport) {
+    transport.onsessionexpired = () => {
+      session.expired = true;
+      onExpired?.(session);
+    };
+  }
   // A task handed over after its caller gave up (the answer was still on its way) is
   // cancelled: nobody will poll it, and the server would keep it running.
   client.onLateResult = (result) => {

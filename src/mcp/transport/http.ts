@@ -2,7 +2,9 @@
  * The Streamable HTTP transport of a server: the SDK's transport, with our bounded,
  * redirect-refusing fetch, the configured headers, and a static bearer token or the
  * server's OAuth authorizer. `tools/call` takes a lean POST of its own (see
- * lean-post.ts); everything else is the SDK's.
+ * lean-post.ts); everything else is the SDK's. Every request's own exchange ends when it
+ * is given up on or its answer stream ends (exchanges.ts), and a 404 to anything sent with
+ * the session id ends the session (`onsessionexpired`).
  */
 import { inspect } from 'node:util';
 import {
@@ -15,7 +17,8 @@ import {
 } from '@modelcontextprotocol/client';
 import type { McpServerAuthorizer } from '../auth/authorizer.js';
 import type { ResolvedHttpTransport } from '../config.js';
-import { boundedFetch, leanBoundedFetch } from './bounded-fetch.js';
+import { boundedFetch, type LeanResponse, leanBoundedFetch } from './bounded-fetch.js';
+import { RequestExchanges } from './exchanges.js';
 import { LeanPost, type LeanPostHost } from './lean-post.js';
 
 export interface HttpTransportOptions {
@@ -55,6 +58,16 @@ const CLOSED = new Error('The MCP transport closed');
 export class HostHttpTransport extends StreamableHTTPClientTransport implements LeanPostHost {
   /** Aborts lean POSTs in flight when the transport closes; once aborted, every message is the SDK's. */
   private readonly stopped = new AbortController();
+  /** Each request's own exchange: its abort when given up on, its answer stream's end. */
+  readonly exchanges = new RequestExchanges();
+  private expired = false;
+
+  /**
+   * Told once, when the server answers 404 to anything sent with the session id: a POST, a
+   * notification, the GET stream. The server no longer knows the session (2025-11-25
+   * transports, session management), and the SDK keeps sending its id.
+   */
+  onsessionexpired: (() => void) | undefined;
 
   constructor(
     url: URL,
@@ -81,7 +94,19 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
 
   override send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const { signal } = this.stopped;
-    return (signal.aborted ? undefined : this.lean.send(this, message, options, signal)) ?? super.send(message, options);
+    const own = this.exchanges.prepare(message, options);
+    const sent = (signal.aborted ? undefined : this.lean.send(this, message, own, signal)) ?? super.send(message, own);
+    // A request whose send failed is over; one that was answered is settled by its client.
+    const id = own !== options && 'id' in message ? message.id : undefined;
+    if (id !== undefined) sent.catch(() => this.exchanges.settled(id));
+    return sent;
+  }
+
+  /** Records the status of an answer; a 404 to a request sent with the session id means the server forgot the session. */
+  answered(status: number, withSession: boolean): void {
+    if (status !== 404 || !withSession || this.expired) return;
+    this.expired = true;
+    this.onsessionexpired?.();
   }
 
   sdkSend(message: JSONRPCMessage, options: TransportSendOptions | undefined): Promise<void> {
@@ -106,13 +131,28 @@ export class HostHttpTransport extends StreamableHTTPClientTransport implements 
   }
 }
 
+/** Whether a request was sent with a session id: in the SDK's `Headers`, or the lean POST's plain object. */
+function carriesSession(init: RequestInit | undefined): boolean {
+  const headers = init?.headers;
+  if (headers instanceof Headers) return headers.has('mcp-session-id');
+  return typeof (headers as Record<string, string> | undefined)?.['mcp-session-id'] === 'string';
+}
+
 export function createHttpTransport(options: HttpTransportOptions): HostHttpTransport {
   const { transport, authorizer, serverId, messageBytes } = options;
   const token = transport.bearerToken;
   const url = new URL(transport.url);
-  let fetch = boundedFetch({ serverId, messageBytes, fetch: options.fetch });
+  // The transport is made after its fetches, which tell it of every answer's status through this.
+  const made: { transport?: HostHttpTransport } = {};
+  const bounded = boundedFetch({ serverId, messageBytes, fetch: options.fetch });
+  let fetch: FetchLike = async (target, init) => {
+    const response = await bounded(target, init);
+    made.transport?.answered(response.status, carriesSession(init));
+    return response;
+  };
   const oauth = authorizer?.authProvider();
   if (authorizer !== undefined) fetch = authorizer.tapFetch(fetch);
+  const leanFetch = leanBoundedFetch({ serverId, messageBytes, fetch: options.fetch });
   const authProvider: AuthProvider | undefined = oauth ?? (token === undefined ? undefined : { token: () => Promise.resolve(token) });
   const lean = new LeanPost({
     serverId,
@@ -121,9 +161,13 @@ export function createHttpTransport(options: HttpTransportOptions): HostHttpTran
     bearerToken: token,
     tokens: oauth === undefined ? undefined : () => oauth.token(),
     messageBytes,
-    fetch: leanBoundedFetch({ serverId, messageBytes, fetch: options.fetch }),
+    fetch: async (target: URL, init: RequestInit): Promise<LeanResponse> => {
+      const lean = await leanFetch(target, init);
+      made.transport?.answered(lean.response.status, carriesSession(init));
+      return lean;
+    },
   });
-  return new HostHttpTransport(
+  made.transport = new HostHttpTransport(
     url,
     {
       fetch,
@@ -135,4 +179,5 @@ export function createHttpTransport(options: HttpTransportOptions): HostHttpTran
     lean,
     serverId,
   );
+  return made.transport;
 }
