@@ -12,7 +12,6 @@ import {
   groupDirectory,
   groupsOf,
   type GroupDirectoryEntry,
-  rankDefinitions,
 } from '../src/core/discovery.js';
 import type { ToolGroup } from '../src/core/group.js';
 import { ToolHost, type ToolHostOptions } from '../src/core/host.js';
@@ -206,48 +205,37 @@ describe('tools_groups', () => {
 });
 
 describe('tools_search ranking', () => {
-  const catalog = [
-    definition('other', 'Mentions file file file in its description.'),
-    definition('read_file', 'Reads.'),
-    definition('file_read', 'Reads.'),
-    definition('file', 'Exact.'),
-    definition('unrelated', 'Nothing here.'),
-  ];
+  const catalog = (): ToolHost =>
+    new ToolHost({
+      tools: [
+        staticTool('other', { description: 'Mentions file file file in its description.' }),
+        staticTool('read_file', { description: 'Reads.' }),
+        staticTool('file_read', { description: 'Reads.' }),
+        staticTool('file', { description: 'Exact.' }),
+        staticTool('unrelated', { description: 'Nothing here.' }),
+      ],
+    });
 
-  it('ranks an exact name first, then a name prefix, then a name substring, then description matches', () => {
-    expect(names(rankDefinitions(catalog, 'file'))).toEqual(['file', 'file_read', 'read_file', 'other']);
+  it('ranks an exact name first, then the tools named with the word, then one that only mentions it', async () => {
+    expect(names((await search(catalog(), 'file')).tools)).toEqual(['file', 'file_read', 'read_file', 'other']);
   });
 
-  it('matches case-insensitively and ignores surrounding blanks', () => {
-    expect(names(rankDefinitions(catalog, '  FILE  '))).toEqual(['file', 'file_read', 'read_file', 'other']);
+  it('matches case-insensitively and ignores surrounding blanks', async () => {
+    expect(names((await search(catalog(), '  FILE  ')).tools)).toEqual(['file', 'file_read', 'read_file', 'other']);
   });
 
-  it('lets a name match beat any number of description matches of a single token', () => {
-    const ranked = rankDefinitions(
-      [definition('alpha', 'issue '.repeat(9)), definition('beta_issue', 'Nothing.')],
-      'issue',
-    );
-    expect(names(ranked)).toEqual(['beta_issue', 'alpha']);
+  it('lets a name match beat any number of description matches of a single word', async () => {
+    const host = new ToolHost({ tools: [staticTool('alpha', { description: 'issue '.repeat(9) }), staticTool('beta_issue', { description: 'Nothing.' })] });
+    expect(names((await search(host, 'issue')).tools)).toEqual(['beta_issue', 'alpha']);
   });
 
-  it('puts the exact match first even when another tool scores higher', () => {
-    const crowded = definition('ab_ab_ab_ab_ab_ab_ab_ab_ab_ab', 'ab '.repeat(1000));
-    const ranked = rankDefinitions([crowded, definition('ab', 'x')], 'ab');
-    expect(names(ranked)).toEqual(['ab', 'ab_ab_ab_ab_ab_ab_ab_ab_ab_ab']);
+  it('puts the exact match first even when another tool scores higher', async () => {
+    const host = new ToolHost({ tools: [staticTool('ab_ab_ab_ab_ab_ab_ab_ab_ab_ab', { description: 'ab '.repeat(1000) }), staticTool('ab', { description: 'x' })] });
+    expect(names((await search(host, 'ab')).tools)).toEqual(['ab', 'ab_ab_ab_ab_ab_ab_ab_ab_ab_ab']);
   });
 
-  it('scores every query token and breaks ties on the name', () => {
-    const ranked = rankDefinitions(
-      [definition('zeta_list', 'x'), definition('alpha_list', 'x'), definition('issues', 'list of issues'), definition('none', 'x')],
-      'list issues',
-    );
-    // issues: token "issues" in name (100) + in description (10) + "list" in description (10) = 120;
-    // alpha_list and zeta_list: token "list" in name (100), tie broken by name.
-    expect(names(ranked)).toEqual(['issues', 'alpha_list', 'zeta_list']);
-  });
-
-  it('returns nothing for a blank query', () => {
-    expect(rankDefinitions(catalog, '   ')).toEqual([]);
+  it('never returns the discovery helpers themselves', async () => {
+    expect(names((await search(catalog(), 'search tools groups select')).tools)).toEqual([]);
   });
 });
 

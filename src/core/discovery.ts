@@ -7,6 +7,8 @@
 import { jsonBytes, KiB } from './budget.js';
 import type { ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
+import type { ToolSearchFields } from './search/fields.js';
+import { type ToolSearchOptions, ToolSearchIndex } from './search/tool-index.js';
 import { nearMatches } from './similarity.js';
 import { echoedName, type StaticTool, type ToolDefinition, type ToolOutput } from './tool.js';
 
@@ -35,7 +37,12 @@ export const DISCOVERY_TOOL_NAMES: readonly string[] = [TOOLS_GROUPS, TOOLS_SEAR
 export interface DiscoveryCatalog {
   definitions(): ToolDefinition[];
   groups(): ToolGroup[];
+  /** What the provider of `name` knows of it beyond its definition (its own name, its server), for search. */
+  searchFields?(name: string): ToolSearchFields | undefined;
 }
+
+/** How `tools_search` ranks; see {@link ToolSearchOptions}. */
+export type DiscoveryOptions = ToolSearchOptions;
 
 /** One entry of the `tools_groups` directory. */
 export interface GroupDirectoryEntry {
@@ -57,6 +64,10 @@ export interface DiscoveryResult {
   omitted?: string[];
   /** Requested names that are not visible tools, with near matches. */
   unknown?: { name: string; did_you_mean: string[] }[];
+  /** `tools_search`: each returned tool's relevance, higher is better (comparable within one search only). */
+  scores?: Record<string, number>;
+  /** `tools_search`: why nothing was returned, and what to try instead. */
+  message?: string;
 }
 
 const GROUPS_DEFINITION: ToolDefinition = {
@@ -77,8 +88,9 @@ const GROUPS_DEFINITION: ToolDefinition = {
 const SEARCH_DEFINITION: ToolDefinition = {
   name: TOOLS_SEARCH,
   description:
-    'Search the available tools by name, title and description. Returns the matching tool definitions with their ' +
-    'full parameter schemas and the groups they belong to. Query "*" lists tool names and descriptions without schemas, ' +
+    'Search the available tools by what you want done, in plain words (for example "create an issue on GitHub"). ' +
+    'Returns the best matching tool definitions, best first, with their full parameter schemas, a relevance score each, ' +
+    'and the groups they belong to. Query "*" lists tool names and descriptions without schemas, ' +
     'the first 64 (total_tools says how many there are; tools_groups browses them by group).',
   parameters: {
     type: 'object',
@@ -157,44 +169,6 @@ export function groupDirectory(
   return { groups: entries, total_groups: groups.length, ...(omitted.length > 0 ? { omitted } : {}) };
 }
 
-function occurrences(haystack: string, needle: string): number {
-  let count = 0;
-  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
-  return count;
-}
-
-/**
- * Ranks definitions for `query`: an exact name match first, then a name prefix
- * (+2,500), a name substring (+500), and +100 per query token occurrence in the name
- * and +10 per occurrence in the description. Ties break on the name. Only definitions
- * with a positive score are returned.
- */
-export function rankDefinitions(definitions: ToolDefinition[], query: string): ToolDefinition[] {
-  const q = query.trim().toLowerCase();
-  if (q === '') return [];
-  const tokens = q.split(/[^a-z0-9]+/).filter((token) => token.length > 0);
-  const scored: { definition: ToolDefinition; exact: boolean; score: number }[] = [];
-  for (const definition of definitions) {
-    const name = definition.name.toLowerCase();
-    const description = definition.description.toLowerCase();
-    const exact = name === q;
-    let score = exact ? 10_000 : 0;
-    if (!exact && name.startsWith(q)) score += 2_500;
-    else if (!exact && name.includes(q)) score += 500;
-    for (const token of tokens) {
-      score += occurrences(name, token) * 100 + occurrences(description, token) * 10;
-    }
-    if (score > 0) scored.push({ definition, exact, score });
-  }
-  scored.sort(
-    (a, b) =>
-      Number(b.exact) - Number(a.exact) ||
-      b.score - a.score ||
-      (a.definition.name < b.definition.name ? -1 : a.definition.name > b.definition.name ? 1 : 0),
-  );
-  return scored.map((entry) => entry.definition);
-}
-
 /** Groups having at least one of `names` as a member. */
 export function groupsOf(groups: ToolGroup[], names: Iterable<string>): ToolGroup[] {
   const wanted = new Set(Array.from(names, (name) => name.toLowerCase()));
@@ -205,18 +179,20 @@ export function groupsOf(groups: ToolGroup[], names: Iterable<string>): ToolGrou
 /**
  * Fits definitions, then their groups, into the output budget. A definition or a group
  * that does not fit is left out whole; left-out definitions are listed by name.
+ * `extraBytes` is what else an included definition adds to the output (its score).
  */
 export function boundedDiscovery(
   definitions: ToolDefinition[],
   groups: ToolGroup[],
   totalTools: number,
   limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS,
+  extraBytes: (definition: ToolDefinition) => number = () => 0,
 ): DiscoveryResult {
   let room = limits.outputBytes - RESERVED_BYTES;
   const tools: ToolDefinition[] = [];
   const omitted: string[] = [];
   for (const definition of definitions) {
-    const size = jsonBytes(definition) + 1;
+    const size = jsonBytes(definition) + 1 + extraBytes(definition);
     if (size > room) {
       // The omitted list itself takes room: the name, quotes and a comma. A name that does not fit either is left out.
       const listed = jsonBytes(definition.name) + 1;
@@ -239,8 +215,23 @@ export function boundedDiscovery(
   return { tools, groups: attached, total_tools: totalTools, ...(omitted.length > 0 ? { omitted } : {}) };
 }
 
+/** What `tools_search` says when nothing matches. */
+function noMatch(query: string): string {
+  return `No tool matches "${echoedName(query.trim())}". Try other words (what the tool does, or the service it works with), or tools_groups to browse the tools by group.`;
+}
+
 /** The three discovery helpers as static tools reading `catalog`. */
-export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS): StaticTool[] {
+export function discoveryTools(
+  catalog: DiscoveryCatalog,
+  limits: DiscoveryLimits = DEFAULT_DISCOVERY_LIMITS,
+  options: DiscoveryOptions = {},
+): StaticTool[] {
+  // Built at the first search and kept in step with the catalog from then on.
+  let index: ToolSearchIndex | undefined;
+  const searchable = {
+    groups: () => catalog.groups(),
+    ...(catalog.searchFields === undefined ? {} : { searchFields: (name: string) => catalog.searchFields!(name) }),
+  };
   const groupsTool: StaticTool = {
     definition: GROUPS_DEFINITION,
     call(args) {
@@ -266,8 +257,24 @@ export function discoveryTools(catalog: DiscoveryCatalog, limits: DiscoveryLimit
           .map((definition) => ({ name: definition.name, description: definition.description, parameters: {} }));
         return ok(boundedDiscovery(directory, [], definitions.length, limits));
       }
-      const ranked = rankDefinitions(definitions, query).slice(0, limit);
-      return ok(boundedDiscovery(ranked, catalog.groups(), definitions.length, limits));
+      if (query.trim() === '') return ok(boundedDiscovery([], [], definitions.length, limits));
+      index ??= new ToolSearchIndex(options);
+      // The helpers themselves are not what a model searches for.
+      index.sync({ ...searchable, definitions: () => definitions.filter((definition) => !DISCOVERY_TOOL_NAMES.includes(definition.name)) });
+      const matches = index.search(query, limit);
+      const byName = new Map(definitions.map((definition) => [definition.name, definition]));
+      // A score entry is `"<name>":<score>,`: the name, its quotes, a colon, a comma and at most 16 digits.
+      const scoreBytes = (definition: ToolDefinition): number => jsonBytes(definition.name) + 18;
+      const result = boundedDiscovery(
+        matches.map((match) => byName.get(match.name)!),
+        catalog.groups(),
+        definitions.length,
+        limits,
+        scoreBytes,
+      );
+      if (matches.length === 0) return ok({ ...result, message: noMatch(query) });
+      const score = new Map(matches.map((match) => [match.name, match.score]));
+      return ok({ ...result, scores: Object.fromEntries(result.tools.map((tool) => [tool.name, score.get(tool.name)!])) });
     },
   };
 

@@ -3,7 +3,8 @@
  * with case-insensitive routing and the discovery helpers. Static tools win a name
  * collision with a provider tool; the shadowed provider tool is hidden from its group.
  */
-import { type DiscoveryLimits, DEFAULT_DISCOVERY_LIMITS, discoveryTools } from './discovery.js';
+import { type DiscoveryLimits, type DiscoveryOptions, DEFAULT_DISCOVERY_LIMITS, discoveryTools } from './discovery.js';
+import type { ToolSearchFields } from './search/fields.js';
 import { normaliseGroups, type ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
 import type { ToolProvider } from './provider.js';
@@ -24,8 +25,12 @@ export interface ToolHostOptions {
   tools?: StaticTool[];
   /** Dynamic tool sources such as `McpToolProvider`, consulted in this order. */
   providers?: ToolProvider[];
-  /** Register `tools_groups`, `tools_search` and `tools_select`. Default `true`. */
-  discovery?: boolean;
+  /**
+   * Register `tools_groups`, `tools_search` and `tools_select`. Default `true`. An object
+   * registers them too and tunes `tools_search`: `{ synonyms: [['invoice', 'bill']] }` adds
+   * synonym groups to the defaults (see `DiscoveryOptions`).
+   */
+  discovery?: boolean | DiscoveryOptions;
   /** Budgets of the discovery helpers. Default: 256 KiB per output, 64 search results. Checked: invalid values throw `ToolHostError`. */
   discoveryLimits?: Partial<DiscoveryLimits>;
   /**
@@ -95,8 +100,9 @@ export class ToolHost {
     this.onProviderError =
       options.onProviderError ?? ((provider, error) => console.warn(`Tool provider "${provider}" failed to list its tools: ${errorText(error)}`));
     for (const tool of options.tools ?? []) this.addTool(tool);
-    if (options.discovery ?? true) {
-      for (const tool of discoveryTools(this, this.discoveryLimits)) this.addTool(tool);
+    const discovery = options.discovery ?? true;
+    if (discovery !== false) {
+      for (const tool of discoveryTools(this, this.discoveryLimits, discovery === true ? {} : discovery)) this.addTool(tool);
     }
     for (const provider of options.providers ?? []) this.addProvider(provider);
   }
@@ -207,6 +213,20 @@ export class ToolHost {
     const visible = new Set(this.statics.keys());
     for (const name of owners.keys()) visible.add(name);
     return normaliseGroups(raw, visible);
+  }
+
+  /** What the provider routing `name` knows of it for search; `undefined` for a static tool or a provider that says nothing more. */
+  searchFields(name: string): ToolSearchFields | undefined {
+    const key = name.toLowerCase();
+    if (this.statics.has(key)) return undefined;
+    const provider = this.providers.find((candidate) => candidate.has(key));
+    if (provider?.searchFields === undefined) return undefined;
+    try {
+      return provider.searchFields(key);
+    } catch (error) {
+      this.onProviderError(provider.name, error);
+      return undefined;
+    }
   }
 
   /** Which provider owns each provider-backed name that no static tool shadows. */

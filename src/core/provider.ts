@@ -4,6 +4,7 @@
  * and awaits the async methods for set-up, refresh, calls and release.
  */
 import type { ToolGroup } from './group.js';
+import type { ToolSearchFields } from './search/fields.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from './tool.js';
 
 export interface ToolProviderInitOptions {
@@ -17,6 +18,12 @@ export interface ToolProvider {
   definitions(): ToolDefinition[];
   /** The capability groups of those tools. */
   groups(): ToolGroup[];
+  /**
+   * What search may know of `name` (lowercased) beyond its definition: the tool's own
+   * name, title and description, and its server's. Optional; without it a tool is searched
+   * by its definition and group.
+   */
+  searchFields?(name: string): ToolSearchFields | undefined;
   /** Whether the provider currently routes `name` (already lowercased). */
   has(name: string): boolean;
   /** Connects and lists; called once by `ToolHost.init()`. */

@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import { inspect, type InspectOptions } from 'node:util';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
+import type { ToolSearchFields } from '../core/search/fields.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
 import type { McpCredentialStore } from '../mcp/auth/store.js';
 import type { McpServerConfig } from '../mcp/config.js';
@@ -537,6 +538,10 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
 
   has(name: string): boolean {
     return this.provider.has(name);
+  }
+
+  searchFields(name: string): ToolSearchFields | undefined {
+    return this.provider.searchFields(name);
   }
 
   call(name: string, args: unknown, options: ToolCallOptions = {}): Promise<ToolOutput> {

@@ -7,6 +7,7 @@ import { inspect, type InspectOptions } from 'node:util';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
+import type { ToolSearchFields } from '../core/search/fields.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
 import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
 import { callTool } from './call.js';
@@ -34,6 +35,7 @@ import type { McpServerStatus } from './policy.js';
 import { refreshServers } from './refresh.js';
 import { type McpReconnectMode, type McpServerClosedEvent, type ReconnectPolicy, ServerRegistration } from './registration.js';
 import { RouteTable } from './routes.js';
+import { mcpSearchFields } from './search-fields.js';
 import { TOOL_PREFIX } from './naming.js';
 
 export interface McpToolProviderOptions {
@@ -245,6 +247,12 @@ export class McpToolProvider implements ToolProvider {
   toolOrigin(name: string): McpToolOrigin | undefined {
     const route = this.table.get(name.toLowerCase());
     return route === undefined ? undefined : { serverId: route.serverId, remoteName: route.remoteName, tool: route.tool };
+  }
+
+  /** What `tools_search` reads of the tool named `name`: its own name, title and description, its parameters, its server. */
+  searchFields(name: string): ToolSearchFields | undefined {
+    const route = this.table.get(name.toLowerCase());
+    return route === undefined ? undefined : mcpSearchFields(route, this.registrations.get(route.serverId)?.meta);
   }
 
   /** The model-facing name of a server's tool, if it is published. */

@@ -1,7 +1,7 @@
 /**
- * `mcp-fleet search <query...> [--limit n]`: the `tools_search` ranking (exact name,
- * prefix, substring, then word hits) across every server, as the model's discovery
- * helper sees it.
+ * `mcp-fleet search <query...> [--limit n]`: the `tools_search` ranking (BM25F over each
+ * tool's name, title, description, parameters and server, with synonyms and typos) across
+ * every server, as the model's discovery helper sees it.
  *
  * JSON: the helper's own output `{ tools: [{ name, description, parameters, ... }], groups, total_tools, omitted? }`.
  */
@@ -13,6 +13,7 @@ import { firstLine } from '../signature.js';
 interface SearchOutput {
   tools: { name: string; description: string }[];
   total_tools: number;
+  message?: string;
 }
 
 export async function search(context: CommandContext, words: unknown): Promise<ExitCode> {
@@ -36,6 +37,6 @@ export async function search(context: CommandContext, words: unknown): Promise<E
       return [output.out.cyan(origin === undefined ? tool.name : `${origin.serverId}.${origin.remoteName}`), firstLine(origin?.tool.description ?? tool.description)];
     }),
   );
-  output.note(found.tools.length === 1 ? '1 match' : `${found.tools.length} matches`);
+  output.note(found.message ?? (found.tools.length === 1 ? '1 match' : `${found.tools.length} matches`));
   return EXIT.ok;
 }

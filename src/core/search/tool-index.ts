@@ -1,0 +1,284 @@
+/**
+ * Ranked search over a tool catalog. Each tool is indexed once (BM25F over its name, title,
+ * description, parameters and server); the index follows the catalog tool by tool, so a
+ * server that publishes a new catalog costs only its own tools. A query is read as
+ * concepts, one per content word or known phrase, each looked for as itself, as its
+ * synonyms, as the longer words it begins, or, for a word no tool uses, as the word it most
+ * likely misspells; a tool scores by the concepts it matches, the more the better.
+ */
+import type { ToolGroup } from '../group.js';
+import type { ToolDefinition } from '../tool.js';
+import { Bm25fIndex, type FieldTerms, type FieldWeights } from './bm25f.js';
+import { definitionFields, type ToolSearchFields } from './fields.js';
+import { type Alternative, DEFAULT_SYNONYMS, Thesaurus } from './synonyms.js';
+import { correction } from './typos.js';
+import { termOf, termsOf, words } from './words.js';
+
+/** How ranking may be adjusted; every field has a default. */
+export interface ToolSearchOptions {
+  /** More synonym groups, added to the defaults (`DEFAULT_SYNONYMS`): `[['invoice', 'bill']]`. */
+  synonyms?: readonly (readonly string[])[];
+  /** Whether the default synonym groups apply. Default `true`. */
+  defaultSynonyms?: boolean;
+}
+
+/** What a search catalog reads: the tools, their groups, and (optionally) what a provider knows of each. */
+export interface SearchableCatalog {
+  definitions(): ToolDefinition[];
+  groups(): ToolGroup[];
+  /** The searchable fields of the tool named `name`, when its provider knows more than its definition. */
+  searchFields?(name: string): ToolSearchFields | undefined;
+}
+
+/** One ranked tool: its model-facing name and its relevance (higher is better; comparable within one search). */
+export interface ToolMatch {
+  name: string;
+  score: number;
+}
+
+/** Field weights and length normalisation: a name says most; a long description is normalised the most. */
+export const FIELD_WEIGHTS: FieldWeights = {
+  name: { weight: 5, b: 0.3 },
+  title: { weight: 3, b: 0.3 },
+  description: { weight: 1, b: 0.75 },
+  parameters: { weight: 0.4, b: 0.75 },
+  server: { weight: 1.5, b: 0.2 },
+  serverAbout: { weight: 0.3, b: 0.75 },
+};
+
+/** How much a concept's other forms count beside the word itself. */
+const SYNONYM_WEIGHT = 0.6;
+const PREFIX_WEIGHT = 0.5;
+const TYPO_WEIGHT = 0.8;
+/** Most longer words a prefix stands for. */
+const PREFIX_EXPANSIONS = 16;
+/** The shortest word read as a prefix too: shorter ones begin too many words (`pr` in `problem`). */
+const PREFIX_MIN = 3;
+
+interface IndexedTool {
+  definition: ToolDefinition;
+  id: number;
+  /** The tool's own name as words joined by `_` (`create_issue` for `createIssue`), for exact-name queries. */
+  ownName: string;
+}
+
+/** One form a concept is looked for in: its terms (a phrase has several) and its weight. */
+interface Form {
+  terms: Alternative;
+  weight: number;
+}
+
+export class ToolSearchIndex {
+  private readonly index = new Bm25fIndex(FIELD_WEIGHTS);
+  private readonly byName = new Map<string, IndexedTool>();
+  private readonly byId = new Map<number, IndexedTool>();
+  private readonly thesaurus: Thesaurus;
+  /** Corrections found, by misspelt term; cleared when the vocabulary changes. */
+  private corrections = new Map<string, string | undefined>();
+
+  constructor(options: ToolSearchOptions = {}) {
+    this.thesaurus = new Thesaurus([...(options.defaultSynonyms === false ? [] : DEFAULT_SYNONYMS), ...(options.synonyms ?? [])]);
+  }
+
+  /** How many tools are indexed. */
+  get size(): number {
+    return this.byName.size;
+  }
+
+  /**
+   * Brings the index up to `catalog`: a tool whose definition is the same object as when it
+   * was indexed stays as it is; a new or changed one is indexed; a gone one is taken out.
+   */
+  sync(catalog: SearchableCatalog): void {
+    const definitions = catalog.definitions();
+    let groupOf: Map<string, ToolGroup> | undefined;
+    const current = new Set<string>();
+    let changed = false;
+    for (const definition of definitions) {
+      const name = definition.name.toLowerCase();
+      current.add(name);
+      const known = this.byName.get(name);
+      if (known?.definition === definition) continue;
+      if (known !== undefined) this.drop(known);
+      groupOf ??= firstGroups(catalog.groups());
+      const fields = catalog.searchFields?.(definition.name) ?? definitionFields(definition, groupOf.get(name));
+      const id = this.index.add(fieldTerms(fields));
+      const tool = { definition, id, ownName: words(fields.name).join('_') };
+      this.byName.set(name, tool);
+      this.byId.set(id, tool);
+      changed = true;
+    }
+    for (const tool of [...this.byName.values()]) {
+      if (current.has(tool.definition.name.toLowerCase())) continue;
+      this.drop(tool);
+      changed = true;
+    }
+    if (changed) this.corrections = new Map();
+  }
+
+  private drop(tool: IndexedTool): void {
+    this.index.remove(tool.id);
+    this.byId.delete(tool.id);
+    this.byName.delete(tool.definition.name.toLowerCase());
+  }
+
+  /**
+   * The tools matching `query`, best first, at most `limit`. A tool named exactly as the
+   * query (its model-facing or its own name) comes first. Empty when nothing matches: a
+   * query of function words only, or of words no tool uses or nearly uses.
+   */
+  search(query: string, limit: number): ToolMatch[] {
+    const exact = this.exactMatches(query);
+    const concepts = this.concepts(query);
+    const totals = new Map<number, number>();
+    const matched = new Map<number, number>();
+    const termScores = new Map<string, Map<number, number>>();
+    const scoresOf = (term: string): Map<number, number> => {
+      let scores = termScores.get(term);
+      if (scores === undefined) {
+        scores = this.index.scores(term);
+        termScores.set(term, scores);
+      }
+      return scores;
+    };
+    for (const forms of concepts) {
+      const best = new Map<number, number>();
+      for (const form of forms) {
+        for (const [id, score] of formScores(form, scoresOf)) {
+          if (score > (best.get(id) ?? 0)) best.set(id, score);
+        }
+      }
+      for (const [id, score] of best) {
+        totals.set(id, (totals.get(id) ?? 0) + score);
+        matched.set(id, (matched.get(id) ?? 0) + 1);
+      }
+    }
+    const ranked: ToolMatch[] = [];
+    for (const [id, total] of totals) {
+      // A tool matching more of the query's concepts beats one matching a few of them strongly.
+      const coverage = matched.get(id)! / concepts.length;
+      ranked.push({ name: this.byId.get(id)!.definition.name, score: total * coverage });
+    }
+    ranked.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (exact.length === 0) return ranked.slice(0, limit).map(rounded);
+    const top = (ranked[0]?.score ?? 0) + 1;
+    const first = exact.map((name) => ({ name, score: top }));
+    const rest = ranked.filter((match) => !exact.includes(match.name));
+    return [...first, ...rest].slice(0, limit).map(rounded);
+  }
+
+  /** Tools whose model-facing or own name is the query, ignoring case and separators. */
+  private exactMatches(query: string): string[] {
+    const wanted = query.trim().toLowerCase();
+    const loose = words(query).join('_');
+    if (loose === '') return [];
+    const names: string[] = [];
+    for (const [name, tool] of this.byName) if (name === wanted || tool.ownName === loose) names.push(tool.definition.name);
+    return names.sort();
+  }
+
+  /** The query's concepts, each as the forms it is looked for in. */
+  private concepts(query: string): Form[][] {
+    const terms: string[] = [];
+    for (const word of words(query)) {
+      const term = termOf(word);
+      if (term !== undefined) terms.push(term);
+    }
+    const concepts: Form[][] = [];
+    for (let at = 0; at < terms.length; ) {
+      const phrase = this.phraseAt(terms, at);
+      if (phrase !== undefined) {
+        concepts.push([{ terms: phrase, weight: 1 }, ...this.thesaurus.of(phrase).map((synonym) => ({ terms: synonym, weight: SYNONYM_WEIGHT }))]);
+        at += phrase.length;
+        continue;
+      }
+      concepts.push(this.wordForms(terms[at]!));
+      at++;
+    }
+    return concepts;
+  }
+
+  /** The longest known phrase (two terms or more) starting at `at`. */
+  private phraseAt(terms: readonly string[], at: number): string[] | undefined {
+    for (let length = Math.min(this.thesaurus.longest, terms.length - at); length >= 2; length--) {
+      const candidate = terms.slice(at, at + length);
+      if (this.thesaurus.of(candidate).length > 0) return candidate;
+    }
+    return undefined;
+  }
+
+  /** A single word's forms: itself, its synonyms, the words it begins, or its correction. */
+  private wordForms(term: string): Form[] {
+    const forms: Form[] = [{ terms: [term], weight: 1 }];
+    // A short plural is not stemmed (`prs`, `dbs`): its singular counts as the word when tools or synonyms know it.
+    const singular = term.length <= 4 && term.endsWith('s') ? term.slice(0, -1) : undefined;
+    if (singular !== undefined && (this.index.has(singular) || this.thesaurus.of([singular]).length > 0)) {
+      forms.push({ terms: [singular], weight: 1 }, ...this.thesaurus.of([singular]).map((synonym) => ({ terms: synonym, weight: SYNONYM_WEIGHT })));
+    }
+    const synonyms = (of: string, weight: number): Form[] => this.thesaurus.of([of]).map((synonym) => ({ terms: synonym, weight }));
+    forms.push(...synonyms(term, SYNONYM_WEIGHT));
+    const longer = term.length >= PREFIX_MIN ? this.index.withPrefix(term, PREFIX_EXPANSIONS) : [];
+    for (const word of longer) forms.push({ terms: [word], weight: PREFIX_WEIGHT });
+    if (!this.index.has(term) && longer.length === 0) {
+      const corrected = this.correctionOf(term);
+      if (corrected !== undefined) forms.push({ terms: [corrected], weight: TYPO_WEIGHT }, ...synonyms(corrected, TYPO_WEIGHT * SYNONYM_WEIGHT));
+    }
+    return forms;
+  }
+
+  private correctionOf(term: string): string | undefined {
+    if (!this.corrections.has(term)) {
+      this.corrections.set(term, correction(term, this.index.terms(), (known) => this.index.documentFrequency(known)));
+    }
+    return this.corrections.get(term);
+  }
+}
+
+/** A form's score per tool: a word's own, or for a phrase the mean of its terms' where the tool has them all. */
+function formScores(form: Form, scoresOf: (term: string) => Map<number, number>): Map<number, number> {
+  if (form.terms.length === 1) {
+    const scores = scoresOf(form.terms[0]!);
+    if (form.weight === 1) return scores;
+    return new Map([...scores].map(([id, score]) => [id, score * form.weight]));
+  }
+  const [first, ...others] = form.terms.map(scoresOf);
+  const result = new Map<number, number>();
+  for (const [id, score] of first!) {
+    let sum = score;
+    let all = true;
+    for (const scores of others) {
+      const other = scores.get(id);
+      if (other === undefined) {
+        all = false;
+        break;
+      }
+      sum += other;
+    }
+    if (all) result.set(id, (form.weight * sum) / form.terms.length);
+  }
+  return result;
+}
+
+function rounded(match: ToolMatch): ToolMatch {
+  return { name: match.name, score: Math.round(match.score * 1000) / 1000 };
+}
+
+/** The first group each tool is a member of, by lowercased name. */
+function firstGroups(groups: readonly ToolGroup[]): Map<string, ToolGroup> {
+  const result = new Map<string, ToolGroup>();
+  for (const group of groups) for (const member of group.members) if (!result.has(member.toLowerCase())) result.set(member.toLowerCase(), group);
+  return result;
+}
+
+/** A tool's fields as the index takes them. */
+function fieldTerms(fields: ToolSearchFields): FieldTerms {
+  const server = fields.server;
+  return {
+    name: termsOf(fields.name),
+    title: termsOf(fields.title ?? ''),
+    description: termsOf(fields.description ?? ''),
+    parameters: termsOf(fields.parameters ?? ''),
+    server: termsOf(server === undefined ? '' : `${server.id} ${server.title ?? ''}`),
+    serverAbout: termsOf(server?.description ?? ''),
+  };
+}
