@@ -259,3 +259,69 @@ describe('tools_search results', () => {
     expect(output.tools.map((tool) => tool.name)).toEqual(['send_invoice']);
   });
 });
+
+/**
+ * A deterministic stand-in for an embedding model: each word counts in one of 64
+ * dimensions by its first letters, and words that mean the same in this test share theirs.
+ */
+function standInEmbedding(meaning: Record<string, string> = {}): { embed: (texts: string[]) => Promise<number[][]>; texts: string[] } {
+  const texts: string[] = [];
+  const embed = (batch: string[]): Promise<number[][]> => {
+    texts.push(...batch);
+    return Promise.resolve(
+      batch.map((text) => {
+        const vector: number[] = Array.from({ length: 64 }, () => 0);
+        for (const word of words(text)) {
+          const key = meaning[word] ?? word.slice(0, 4);
+          let hash = 0;
+          for (const char of key) hash = (hash * 31 + char.charCodeAt(0)) % 64;
+          vector[hash]! += 1;
+        }
+        return vector;
+      }),
+    );
+  };
+  return { embed, texts };
+}
+
+describe('hybrid ranking with an embedding model', () => {
+  const tools = [staticTool('send_invoice', 'Sends an invoice to a customer.'), staticTool('send_email', 'Sends an email.'), staticTool('bill_rate', 'Currency rates.')];
+
+  it('finds by meaning what no word of the query names', async () => {
+    const query = 'charge somebody money';
+    expect((await search({ tools, discovery: { defaultSynonyms: false } }, 'somebody money')).tools).toEqual([]);
+    const { embed } = standInEmbedding({ money: 'invoice', invoice: 'invoice' });
+    const output = await search({ tools, discovery: { embed } }, query);
+    expect(output.tools[0]!.name).toBe('send_invoice');
+  });
+
+  it('embeds each tool once, and again only when it changes', async () => {
+    const { embed, texts } = standInEmbedding();
+    const definitions: ToolDefinition[] = tools.map((tool) => tool.definition);
+    const provider = {
+      name: 'p',
+      definitions: () => definitions,
+      groups: () => [],
+      has: (name: string) => definitions.some((definition) => definition.name === name),
+      init: () => Promise.resolve(),
+      refresh: () => Promise.resolve(),
+      call: () => Promise.resolve({ output: {}, isError: false }),
+      close: () => Promise.resolve(),
+    };
+    const host = new ToolHost({ providers: [provider], discovery: { embed } });
+    await host.call('tools_search', { query: 'send', limit: 3 });
+    await host.call('tools_search', { query: 'email', limit: 3 });
+    expect(texts.filter((text) => text.startsWith('send_'))).toHaveLength(2);
+    definitions[1] = { ...definitions[1]!, description: 'Sends an email with attachments.' };
+    await host.call('tools_search', { query: 'email', limit: 3 });
+    expect(texts.filter((text) => text.startsWith('send_email'))).toEqual(['send_email\nSends an email.', 'send_email\nSends an email with attachments.']);
+  });
+
+  it('keeps an exact name first, and falls back to the lexical ranking when the model fails', async () => {
+    const { embed } = standInEmbedding();
+    expect((await search({ tools, discovery: { embed } }, 'send_email')).tools[0]!.name).toBe('send_email');
+    const failing = (): Promise<number[][]> => Promise.reject(new Error('model offline'));
+    const output = await search({ tools, discovery: { embed: failing } }, 'send an invoice');
+    expect(output.tools.map((tool) => tool.name)).toEqual(['send_invoice', 'send_email']);
+  });
+});

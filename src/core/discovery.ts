@@ -8,6 +8,7 @@ import { jsonBytes, KiB } from './budget.js';
 import type { ToolGroup } from './group.js';
 import { textPresentation } from './presentation.js';
 import type { ToolSearchFields } from './search/fields.js';
+import { SemanticRanker } from './search/hybrid.js';
 import { type ToolSearchOptions, ToolSearchIndex } from './search/tool-index.js';
 import { nearMatches } from './similarity.js';
 import { echoedName, type StaticTool, type ToolDefinition, type ToolOutput } from './tool.js';
@@ -25,6 +26,8 @@ export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = { outputBytes: 256 * Ki
 /** Room kept free in every output for its envelope fields. */
 const RESERVED_BYTES = 128;
 const DEFAULT_SEARCH_RESULTS = 10;
+/** How many lexical matches hybrid ranking fuses with the semantic ones. */
+const SEMANTIC_POOL = 100;
 /** Most unknown names `tools_select` reports back. */
 const MAX_UNKNOWN_REPORTED = 16;
 
@@ -228,6 +231,7 @@ export function discoveryTools(
 ): StaticTool[] {
   // Built at the first search and kept in step with the catalog from then on.
   let index: ToolSearchIndex | undefined;
+  const semantic = options.embed === undefined ? undefined : new SemanticRanker(options.embed);
   const searchable = {
     groups: () => catalog.groups(),
     ...(catalog.searchFields === undefined ? {} : { searchFields: (name: string) => catalog.searchFields!(name) }),
@@ -242,7 +246,7 @@ export function discoveryTools(
 
   const searchTool: StaticTool = {
     definition: SEARCH_DEFINITION,
-    call(args) {
+    async call(args) {
       const query = stringArgument(args, 'query');
       if (query === undefined) return invalid('`query` must be a string');
       const rawLimit = args.limit;
@@ -261,7 +265,8 @@ export function discoveryTools(
       index ??= new ToolSearchIndex(options);
       // The helpers themselves are not what a model searches for.
       index.sync({ ...searchable, definitions: () => definitions.filter((definition) => !DISCOVERY_TOOL_NAMES.includes(definition.name)) });
-      const matches = index.search(query, limit);
+      const lexical = index.search(query, semantic === undefined ? limit : SEMANTIC_POOL);
+      const matches = semantic === undefined ? lexical : await semantic.rank(query, lexical, index.embeddingTexts(), limit);
       const byName = new Map(definitions.map((definition) => [definition.name, definition]));
       // A score entry is `"<name>":<score>,`: the name, its quotes, a colon, a comma and at most 16 digits.
       const scoreBytes = (definition: ToolDefinition): number => jsonBytes(definition.name) + 18;

@@ -10,6 +10,8 @@ import type { ToolGroup } from '../group.js';
 import type { ToolDefinition } from '../tool.js';
 import { Bm25fIndex, type FieldTerms, type FieldWeights } from './bm25f.js';
 import { definitionFields, type ToolSearchFields } from './fields.js';
+import { type EmbedTexts, embeddingText } from './hybrid.js';
+import type { ToolMatch } from './match.js';
 import { type Alternative, DEFAULT_SYNONYMS, Thesaurus } from './synonyms.js';
 import { correction } from './typos.js';
 import { termOf, termsOf, words } from './words.js';
@@ -20,6 +22,11 @@ export interface ToolSearchOptions {
   synonyms?: readonly (readonly string[])[];
   /** Whether the default synonym groups apply. Default `true`. */
   defaultSynonyms?: boolean;
+  /**
+   * An embedding model, for hybrid ranking: the lexical ranking fused with the tools nearest
+   * the query by meaning (see `SemanticRanker`). Default: none, lexical ranking only.
+   */
+  embed?: EmbedTexts;
 }
 
 /** What a search catalog reads: the tools, their groups, and (optionally) what a provider knows of each. */
@@ -30,11 +37,6 @@ export interface SearchableCatalog {
   searchFields?(name: string): ToolSearchFields | undefined;
 }
 
-/** One ranked tool: its model-facing name and its relevance (higher is better; comparable within one search). */
-export interface ToolMatch {
-  name: string;
-  score: number;
-}
 
 /** Field weights and length normalisation: a name says most; a long description is normalised the most. */
 export const FIELD_WEIGHTS: FieldWeights = {
@@ -58,6 +60,8 @@ const PREFIX_MIN = 3;
 interface IndexedTool {
   definition: ToolDefinition;
   id: number;
+  /** The text its vector is made from, kept only for hybrid ranking. */
+  embeddingText: string | undefined;
   /** The tool's own name as words joined by `_` (`create_issue` for `createIssue`), for exact-name queries. */
   ownName: string;
 }
@@ -75,8 +79,10 @@ export class ToolSearchIndex {
   private readonly thesaurus: Thesaurus;
   /** Corrections found, by misspelt term; cleared when the vocabulary changes. */
   private corrections = new Map<string, string | undefined>();
+  private readonly semantic: boolean;
 
   constructor(options: ToolSearchOptions = {}) {
+    this.semantic = options.embed !== undefined;
     this.thesaurus = new Thesaurus([...(options.defaultSynonyms === false ? [] : DEFAULT_SYNONYMS), ...(options.synonyms ?? [])]);
   }
 
@@ -103,7 +109,7 @@ export class ToolSearchIndex {
       groupOf ??= firstGroups(catalog.groups());
       const fields = catalog.searchFields?.(definition.name) ?? definitionFields(definition, groupOf.get(name));
       const id = this.index.add(fieldTerms(fields));
-      const tool = { definition, id, ownName: words(fields.name).join('_') };
+      const tool = { definition, id, ownName: words(fields.name).join('_'), embeddingText: this.semantic ? embeddingText(fields) : undefined };
       this.byName.set(name, tool);
       this.byId.set(id, tool);
       changed = true;
@@ -114,6 +120,11 @@ export class ToolSearchIndex {
       changed = true;
     }
     if (changed) this.corrections = new Map();
+  }
+
+  /** Every indexed tool's name and embedding text (hybrid ranking only). */
+  embeddingTexts(): { name: string; text: string }[] {
+    return [...this.byName.values()].map((tool) => ({ name: tool.definition.name, text: tool.embeddingText ?? '' }));
   }
 
   private drop(tool: IndexedTool): void {
@@ -162,7 +173,7 @@ export class ToolSearchIndex {
     ranked.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     if (exact.length === 0) return ranked.slice(0, limit).map(rounded);
     const top = (ranked[0]?.score ?? 0) + 1;
-    const first = exact.map((name) => ({ name, score: top }));
+    const first = exact.map((name) => ({ name, score: top, exact: true }));
     const rest = ranked.filter((match) => !exact.includes(match.name));
     return [...first, ...rest].slice(0, limit).map(rounded);
   }
@@ -260,7 +271,7 @@ function formScores(form: Form, scoresOf: (term: string) => Map<number, number>)
 }
 
 function rounded(match: ToolMatch): ToolMatch {
-  return { name: match.name, score: Math.round(match.score * 1000) / 1000 };
+  return { ...match, score: Math.round(match.score * 1000) / 1000 };
 }
 
 /** The first group each tool is a member of, by lowercased name. */
