@@ -44,6 +44,10 @@
  *   cli-start            the built command as fresh processes: --version against node -e 0, and
  *                        call against one stdio server against a raw SDK script doing the same.
  *                        --cli-reps 10
+ *   tool-search          tools_search over the real catalogs of published servers against task
+ *                        queries: top-1, recall@5/10, MRR per kind, beside plain BM25 and hybrid
+ *                        ranking; search latency and index heap per tool (issue 27).
+ *                        --search-split all|dev|test --search-latency-runs 20 --search-verbose
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fixed } from './util.js';
@@ -59,6 +63,7 @@ import { cliStartTable, runCliStart } from './cli-start.js';
 import { parallelHttpTable, runParallelHttp } from './parallel-http.js';
 import { coldStartLegacyTable, runColdStartLegacy } from './cold-start-legacy.js';
 import { idleHeapTable, runIdleHeap } from './idle-heap.js';
+import { runToolSearch, toolSearchTable } from './tool-search.js';
 
 const TARGET_RATIO = 1.1;
 
@@ -69,8 +74,14 @@ const SCENARIOS = [
   'idle-heap',
   'refresh-latency', 'publish', 'framing', 'hostile-body-memory', 'fleet-start',
   'cli-start',
+  'tool-search',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
+
+function searchSplit(value: string): 'all' | 'dev' | 'test' {
+  if (value !== 'all' && value !== 'dev' && value !== 'test') throw new Error(`--search-split must be all, dev or test, got "${value}"`);
+  return value;
+}
 
 function positiveInt(name: string, value: string): number {
   const number = Number(value);
@@ -93,6 +104,7 @@ interface Options {
   parallel: { inFlight: number; reps: number; warmup: number };
   cold: { sessions: number; warmSessions: number };
   heap: { servers: number; runs: number; warm: number };
+  search: { split: 'all' | 'dev' | 'test'; latencyRuns: number; verbose: boolean };
 }
 
 function parseOptions(): Options {
@@ -126,6 +138,9 @@ function parseOptions(): Options {
       'heap-servers': { type: 'string', default: '10' },
       'heap-runs': { type: 'string', default: '1' },
       'heap-warm': { type: 'string', default: '40' },
+      'search-split': { type: 'string', default: 'all' },
+      'search-latency-runs': { type: 'string', default: '20' },
+      'search-verbose': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -178,6 +193,7 @@ function parseOptions(): Options {
     },
     cold: { sessions: positiveInt('cold-sessions', values['cold-sessions']), warmSessions: positiveInt('cold-warm', values['cold-warm']) },
     heap: { servers: positiveInt('heap-servers', values['heap-servers']), runs: positiveInt('heap-runs', values['heap-runs']), warm: positiveInt('heap-warm', values['heap-warm']) },
+    search: { split: searchSplit(values['search-split']), latencyRuns: positiveInt('search-latency-runs', values['search-latency-runs']), verbose: values['search-verbose'] },
   };
 }
 
@@ -324,6 +340,17 @@ async function main(): Promise<void> {
           runs.push(result);
         }
         scenarios['refresh-latency'] = runs;
+        break;
+      }
+      case 'tool-search': {
+        const result = await section('tool-search', () => runToolSearch(options.search));
+        console.log(toolSearchTable(result));
+        console.log(
+          'Corpus: bench/fixtures/tool-search (real tools/list of published servers, each replayed by a catalog-server process through McpToolProvider); ' +
+            'queries phrased as users phrase them, each with the tools that do it. plain BM25 = MiniSearch defaults over the same fields; ' +
+            'stand-in embedding = hashed word stems (deterministic), to check that hybrid ranking does not do worse than lexical.',
+        );
+        scenarios['tool-search'] = result;
         break;
       }
       case 'publish': {
