@@ -202,9 +202,15 @@ describe('tools_search ranking over a catalog', () => {
     expect(ranked(catalog, 'list_pods')[0]).toBe('mcp_kubernetes_list-pods');
   });
 
-  it('returns nothing for words no tool uses, nor for function words only', () => {
+  it('returns nothing for words no tool uses, nor for function words no tool name has', () => {
     expect(ranked(catalog, 'xylophone quartet')).toEqual([]);
     expect(ranked(catalog, 'the of and')).toEqual([]);
+  });
+
+  it('matches a query of function words only against the words of tool names', () => {
+    const named = new Catalog({ p: { title: 'P', description: 'A server.', tools: [{ name: 'tool_00', description: 'First.' }, { name: 'list_tools', description: 'Lists.' }, { name: 'the_tool_of_record', description: 'Kept.' }, { name: 'other', description: 'Else.' }] } });
+    expect(ranked(named, 'tool')).toEqual(['mcp_p_tool_00', 'mcp_p_the_tool_of_record']);
+    expect(ranked(named, 'tools')).toEqual(['mcp_p_list_tools']);
   });
 
   it('indexes again only the tools of a server that published a new catalog', () => {

@@ -135,12 +135,14 @@ export class ToolSearchIndex {
 
   /**
    * The tools matching `query`, best first, at most `limit`. A tool named exactly as the
-   * query (its model-facing or its own name) comes first. Empty when nothing matches: a
-   * query of function words only, or of words no tool uses or nearly uses.
+   * query (its model-facing or its own name) comes first. A query of function words only
+   * (`tool`, `the`) matches the tools whose names have those words. Empty when nothing
+   * matches: words no tool uses or nearly uses.
    */
   search(query: string, limit: number): ToolMatch[] {
     const exact = this.exactMatches(query);
     const concepts = this.concepts(query);
+    if (concepts.length === 0) return this.nameWordMatches(query, exact).slice(0, limit);
     const totals = new Map<number, number>();
     const matched = new Map<number, number>();
     const termScores = new Map<string, Map<number, number>>();
@@ -176,6 +178,24 @@ export class ToolSearchIndex {
     const first = exact.map((name) => ({ name, score: top, exact: true }));
     const rest = ranked.filter((match) => !exact.includes(match.name));
     return [...first, ...rest].slice(0, limit).map(rounded);
+  }
+
+  /**
+   * For a query with no content word: the exact names first, then the tools whose own name
+   * has the query's words, the larger share of the name first. Function words are not
+   * indexed, so this reads the names themselves.
+   */
+  private nameWordMatches(query: string, exact: readonly string[]): ToolMatch[] {
+    const wanted = new Set(words(query));
+    if (wanted.size === 0) return [];
+    const matches: ToolMatch[] = exact.map((name) => ({ name, score: 2, exact: true }));
+    for (const tool of this.byName.values()) {
+      if (exact.includes(tool.definition.name)) continue;
+      const parts = tool.ownName.split('_');
+      const hits = parts.filter((part) => wanted.has(part)).length;
+      if (hits > 0) matches.push({ name: tool.definition.name, score: hits / parts.length });
+    }
+    return matches.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(rounded);
   }
 
   /** Tools whose model-facing or own name is the query, ignoring case and separators. */
