@@ -19,9 +19,13 @@ export {
   TOOLS_SEARCH,
   TOOLS_SELECT,
   type DiscoveryLimits,
+  type DiscoveryOptions,
   type DiscoveryResult,
   type GroupDirectoryEntry,
 } from './core/discovery.js';
+export { DEFAULT_SYNONYMS } from './core/search/synonyms.js';
+export type { ToolSearchFields } from './core/search/fields.js';
+export type { EmbedTexts } from './core/search/hybrid.js';
 
 // MCP host layer
 export { McpToolCallError, McpToolProvider, type McpOperationOptions, type McpToolOrigin, type McpToolProviderOptions } from './mcp/provider.js';

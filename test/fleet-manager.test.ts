@@ -238,7 +238,7 @@ describe('supervision', () => {
     const first = manager.status('flaky').pid!;
 
     process.kill(first, 'SIGKILL');
-    await vi.waitFor(() => expect(starts(log)).toHaveLength(2));
+    await vi.waitFor(() => expect(starts(log)).toHaveLength(2), { timeout: 5_000 });
     await vi.waitFor(() => expect(manager.status('flaky').state).toBe('running'));
     expect(stateSequence(events, 'flaky')).toEqual(['starting', 'running', 'crashed', 'restarting', 'running']);
     const crashed = events.find((status) => status.state === 'crashed' && status.nextRestartAt !== undefined)!;

@@ -131,7 +131,7 @@ describe('supervision', () => {
     const manager = track(new McpServerManager({ servers: [fleetServer('once', { FIXTURE_LOG: log }, { restartPolicy: { initialDelayMs: 10, maxDelayMs: 100 } })] }));
     await manager.init();
     process.kill(manager.status('once').pid!, 'SIGKILL');
-    await vi.waitFor(() => expect(starts(log)).toHaveLength(2));
+    await vi.waitFor(() => expect(starts(log)).toHaveLength(2), { timeout: 5_000 });
     await vi.waitFor(() => expect(manager.status('once').state).toBe('running'));
     expect(manager.status('once').restartAttempts).toBe(1);
     await vi.waitFor(() => expect(manager.status('once').restartAttempts).toBe(0));

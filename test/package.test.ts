@@ -21,10 +21,12 @@ const root = new URL('..', import.meta.url);
 describe('the built package', () => {
   it('exports every runtime value of src/index.ts, and a fleet runs from it', async () => {
     const { stdout } = await run(process.execPath, [fixture('consumer/use-fleet.mjs'), fixture('fleet-server.mjs')], { cwd: root, timeout: 60_000 });
-    const seen = JSON.parse(stdout) as { exports: string[]; dialect: string; state: string; text: string; stateAfter: string };
+    const seen = JSON.parse(stdout) as { exports: string[]; dialect: string; state: string; text: string; stateAfter: string; search: unknown; synonyms: boolean };
     expect(seen.exports).toEqual(Object.keys(sources).sort());
     expect(seen.exports).toContain('McpServerManager');
     expect(seen).toMatchObject({ dialect: 'claude_desktop', state: 'running', text: 'from the built package', stateAfter: 'stopped' });
+    // tools_search with DiscoveryOptions: an application synonym reaches the tool, hybrid ranking asks the embedding model.
+    expect(seen).toMatchObject({ search: { top: 'mcp_demo_echo', scored: true, embedded: true }, synonyms: true });
   });
 
   it('offers the projections at mcp-fleet/projections, and a turn runs through them', async () => {
