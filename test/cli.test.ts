@@ -206,6 +206,16 @@ describe('the other commands', () => {
     expect(json.tools[0]!.name).toBe('mcp_ev_echo');
   });
 
+  it('search says when nothing matches, with no empty table', async () => {
+    const ran = await cli(['search', 'xylophone', 'quartet', ...ev]);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toContain('No tool matches "xylophone quartet".');
+    const json = JSON.parse((await cli(['search', 'xylophone', ...ev, '--json'])).stdout) as { tools: unknown[]; message: string };
+    expect(json.tools).toEqual([]);
+    expect(json.message).toContain('No tool matches "xylophone"');
+  });
+
   it('resources, read, prompts and prompt show what the server offers', async () => {
     const listed = await cli(['resources', 'ev', ...ev, '--json']);
     const { resources } = JSON.parse(listed.stdout) as { resources: { uri: string; mimeType?: string }[] };

@@ -29,6 +29,10 @@ export async function search(context: CommandContext, words: unknown): Promise<E
     return EXIT.ok;
   }
   const found = result.output as SearchOutput;
+  if (found.tools.length === 0) {
+    output.note(found.message ?? 'No tool matches.');
+    return EXIT.ok;
+  }
   // Each tool as `mcp-fleet call` names it: <server>.<tool>.
   output.table(
     ['TOOL', 'DESCRIPTION'],
