@@ -23,6 +23,16 @@ import { credentialsFolder } from './paths.js';
 import { Progress } from './progress.js';
 import { terminalElicitation, terminalInputs } from './prompt.js';
 
+/** What a subcommand gets: the streams, the output, the run's cancellation, its options, and the fleet (opened on first use, closed after the run). */
+export interface CommandContext {
+  io: CliIO;
+  output: Output;
+  /** Aborts on Ctrl-C: a call in flight is cancelled on the wire. */
+  signal: AbortSignal;
+  options: ServerOptions & Record<string, unknown>;
+  fleet(): Promise<CliFleet>;
+}
+
 /** An ad-hoc server from the command line, in the order given. */
 export interface AdHocServer {
   kind: 'stdio' | 'http';

@@ -5,21 +5,11 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, cliWording, EXIT, exitCodeOf, type ExitCode } from './errors.js';
-import type { AdHocServer, CliFleet, ServerOptions } from './context.js';
+import type { AdHocServer, CliFleet, CommandContext, ServerOptions } from './context.js';
 import { type CliIO, Output } from './output.js';
 import { VERSION } from './version.js';
 
 export { VERSION } from './version.js';
-
-/** What a subcommand gets: the streams, the output, the run's cancellation, its options, and the fleet (opened on first use, closed after the run). */
-export interface CommandContext {
-  io: CliIO;
-  output: Output;
-  /** Aborts on Ctrl-C: a call in flight is cancelled on the wire. */
-  signal: AbortSignal;
-  options: ServerOptions & Record<string, unknown>;
-  fleet(): Promise<CliFleet>;
-}
 
 type Action = (context: CommandContext, ...args: unknown[]) => Promise<ExitCode | void>;
 

@@ -9,7 +9,9 @@ import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parseTree, type ParseError } from 'jsonc-parser';
 import { McpConfigError } from '../mcp/errors.js';
-import { checkIds, defaultWorkspace, McpConfigFileError, parseState, type DocumentState, type LoadedEntry } from './config-read.js';
+import { checkIds, defaultWorkspace, McpConfigFileError, parseState, type DocumentState, type LoadedEntry, type McpConfigLoadOptions } from './config-read.js';
+
+export type { McpConfigLoadOptions } from './config-read.js';
 import { checkUnknownFields, serversKeyOf, unknownFieldsOf, writeEntry, type McpConfigDialect, type McpEntryPath } from './dialects.js';
 import type { McpConfigInput } from './expand.js';
 import { detectFormat, JSONC_OPTIONS, setValue, type TextFormat } from './jsonc-edit.js';
@@ -17,20 +19,6 @@ import type { McpFleetServerConfig } from './server-config.js';
 import { checkFleetServerConfig } from './validate.js';
 
 export { McpConfigFileError } from './config-read.js';
-
-/** How a config file is read. */
-export interface McpConfigLoadOptions {
-  /** Force a dialect instead of detecting it (see `detectDialect`). */
-  dialect?: McpConfigDialect;
-  /**
-   * For `${workspaceFolder}`. Default: the file's folder, or its parent when the file is
-   * in a `.vscode`, `.cursor` or `.gemini` folder (the project those editors open);
-   * without a path, none.
-   */
-  workspaceFolder?: string;
-  /** With `parseMcpConfig`: where the text came from (for messages, dialect detection and the workspace default). Default: none. */
-  path?: string;
-}
 
 /** How `McpConfigDocument.render` writes the servers. */
 export interface McpConfigRenderOptions {

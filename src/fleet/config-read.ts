@@ -7,13 +7,27 @@ import { basename, dirname, resolve } from 'node:path';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { McpConfigError } from '../mcp/errors.js';
 import { sanitizeNamePart } from '../mcp/naming.js';
-import type { McpConfigLoadOptions } from './config-file.js';
 import { detectDialect, entryPathOf, MCP_CONFIG_DIALECTS, McpEntryError, readEntry, serversKeyOf, writtenField, type McpConfigDialect, type McpEntryPath, type McpEntryStyle } from './dialects.js';
 import type { McpConfigInput } from './expand.js';
 import { JSONC_OPTIONS } from './jsonc-edit.js';
 import type { McpFleetServerConfig } from './server-config.js';
 import { validateFleetServerId } from './server-id.js';
 import { checkFleetServerConfig } from './validate.js';
+
+
+/** How a config file is read. */
+export interface McpConfigLoadOptions {
+  /** Force a dialect instead of detecting it (see `detectDialect`). */
+  dialect?: McpConfigDialect;
+  /**
+   * For `${workspaceFolder}`. Default: the file's folder, or its parent when the file is
+   * in a `.vscode`, `.cursor` or `.gemini` folder (the project those editors open);
+   * without a path, none.
+   */
+  workspaceFolder?: string;
+  /** With `parseMcpConfig`: where the text came from (for messages, dialect detection and the workspace default). Default: none. */
+  path?: string;
+}
 
 /** A config file problem. `line` and `column` are 1-based; the message starts with `<path>:<line>:<column>: ` when they are known. */
 export class McpConfigFileError extends McpConfigError {

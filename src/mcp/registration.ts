@@ -8,7 +8,6 @@
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
 import type { McpElicitationHandler } from './interaction.js';
-import type { McpResourceListener } from './resources.js';
 import type { ResolvedServerConfig } from './config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
@@ -21,6 +20,9 @@ import type { McpLeftOutTools, McpServerState, McpServerStatus } from './policy.
 import { redactSecrets } from './redaction.js';
 import type { McpSession} from './session.js';
 import { type EraVerdict, openSession, type ServerMeta } from './session.js';
+
+/** Called with the URI of a subscribed resource that changed; read it again to see how. */
+export type McpResourceListener = (uri: string) => void;
 
 let nextGeneration = 1;
 

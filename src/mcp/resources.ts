@@ -6,11 +6,10 @@
  */
 import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import { McpFleetError } from './errors.js';
-import type { ServerRegistration } from './registration.js';
+import type { McpResourceListener, ServerRegistration } from './registration.js';
 import { checkUri, listAll, type McpRequestOptions, McpOperationError, onSession } from './server-operations.js';
 
-/** Called with the URI of a subscribed resource that changed; read it again to see how. */
-export type McpResourceListener = (uri: string) => void;
+export type { McpResourceListener } from './registration.js';
 
 function requireResources(registration: ServerRegistration): void {
   if (!registration.config.resources) {

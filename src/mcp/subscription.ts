@@ -11,7 +11,14 @@ import type { SubscriptionFilter } from '@modelcontextprotocol/client';
 import { errorMessage } from './errors.js';
 import type { ListenEnd, ListenOwner, ListenStream } from './listen.js';
 import type { McpLogger } from './logger.js';
-import type { McpSession } from './session.js';
+import type { HostClient } from './host-client.js';
+
+/** What a listen pump needs of a session: its server's id, whether it is closed, and its client (not the session itself, which owns the pump). */
+export interface ListenSession {
+  readonly serverId: string;
+  readonly closed: boolean;
+  readonly client: Pick<HostClient, 'openListen'>;
+}
 
 /** How long the server has to acknowledge a listen. */
 export const LISTEN_ACK_MS = 10_000;
@@ -50,7 +57,7 @@ export class ListenPump implements ListenOwner {
   private shortLived = 0;
 
   constructor(
-    private readonly session: McpSession,
+    private readonly session: ListenSession,
     private readonly options: ListenPumpOptions,
   ) {}
 

@@ -12,8 +12,16 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { errorMessage } from './errors.js';
 import type { McpLogger } from './logger.js';
-import type { McpSession } from './session.js';
+import type { HostClient } from './host-client.js';
 import type { TaskHandle } from './tap.js';
+
+/** What task polling needs of a session: its server's id, its client and its in-flight count (not the session itself, which polls through this file). */
+export interface TaskSession {
+  readonly serverId: string;
+  readonly client: Pick<HostClient, 'request'>;
+  /** Counts `work` as in flight on the session until it settles. */
+  track<T>(work: Promise<T>): Promise<T>;
+}
 
 export const MIN_POLL_MS = 250;
 export const MAX_POLL_MS = 10_000;
@@ -54,7 +62,7 @@ export interface AwaitTaskOptions {
 }
 
 /** Asks the server to drop a task, without waiting more than two seconds or failing the caller. */
-export function cancelTask(session: McpSession, handle: TaskHandle, logger: McpLogger): void {
+export function cancelTask(session: TaskSession, handle: TaskHandle, logger: McpLogger): void {
   void session
     .track(session.client.request({ method: 'tasks/cancel', params: { taskId: handle.taskId } }, anyObject, { timeout: CANCEL_ACK_MS }))
     .catch((error: unknown) => logger.debug({ serverId: session.serverId, taskId: handle.taskId, error: errorMessage(error) }, 'tasks/cancel was not acknowledged'));
@@ -65,7 +73,7 @@ export function cancelTask(session: McpSession, handle: TaskHandle, logger: McpL
  * `McpTaskError` for a failed, cancelled or abandoned task (after asking the server to
  * cancel one still running), and the signal's reason when the caller aborts.
  */
-export async function awaitTask(session: McpSession, handle: TaskHandle, options: AwaitTaskOptions): Promise<CallToolResult> {
+export async function awaitTask(session: TaskSession, handle: TaskHandle, options: AwaitTaskOptions): Promise<CallToolResult> {
   const until = Math.min(options.deadlineAt, performance.now() + options.maxWaitMs);
   const operation = new OperationSignal(options.signals, until - performance.now());
   const signal = operation.signal;

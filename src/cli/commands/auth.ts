@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { startOAuthCallbackListener, type OAuthCallbackListener } from '../../mcp/auth/loopback.js';
 import type { McpServerManager } from '../../fleet/manager.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 /** The loopback listener for a redirect URI on this machine, or `undefined` (not loopback, port busy). */
 async function listenerFor(redirectUri: string | undefined): Promise<OAuthCallbackListener | undefined> {

@@ -16,7 +16,7 @@ import { nearMatches } from '../../core/similarity.js';
 import { callArguments, callTarget } from '../args.js';
 import { cliWording, EXIT, exitCodeOf, type ExitCode, usageError } from '../errors.js';
 import type { Output } from '../output.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { fitArguments, missingArguments, toolSignature } from '../signature.js';
 
 const EXTENSIONS: Record<string, string> = {

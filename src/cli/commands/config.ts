@@ -25,7 +25,7 @@ import { REDACTED } from '../../mcp/config.js';
 import { commandLine } from '../args.js';
 import { configPath } from '../context.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 const EDITORS: Record<string, McpConfigDialect> = {
   claude: 'claude_desktop',

@@ -23,7 +23,7 @@ import type { McpEvent, McpEventSignal, McpEventSubscription, McpEventType } fro
 import { callArguments } from '../args.js';
 import { cliWording, EXIT, exitCodeOf, type ExitCode, usageError } from '../errors.js';
 import type { CliIO } from '../output.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine, fitArguments, missingArguments, toolSignature } from '../signature.js';
 
 export async function events(context: CommandContext, serverId: unknown, name: unknown, words: unknown): Promise<ExitCode> {

@@ -25,7 +25,7 @@ import type { McpFleetServerStatus } from '../../fleet/status.js';
 import { leftOutReason } from '../../mcp/left-out.js';
 import { cliWording, EXIT, rowWording, type ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine, toolSignature } from '../signature.js';
 
 /** A status as the JSON shapes show it (no restart bookkeeping, which `status` shows). */

@@ -5,7 +5,7 @@
  * JSON: `{ servers: [{ id, ok, ms, toolCount, era?, protocolVersion?, error? }] }`. Exit 1 when any failed.
  */
 import { EXIT, rowWording, type ExitCode } from '../errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine } from '../signature.js';
 
 export async function ping(context: CommandContext, servers: unknown): Promise<ExitCode> {

@@ -5,7 +5,7 @@
  * JSON: `{ prompts: [...] }` as the server lists them; `prompt` prints the server's
  * `GetPromptResult` (`{ description?, messages: [...] }`).
  */
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';
 import { firstLine } from '../signature.js';
 

@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT, type ExitCode } from '../errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine } from '../signature.js';
 
 export async function resources(context: CommandContext, serverId: unknown): Promise<ExitCode> {

@@ -7,7 +7,7 @@
  */
 import { ToolHost } from '../../core/host.js';
 import { EXIT, type ExitCode } from '../errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine } from '../signature.js';
 
 interface SearchOutput {

@@ -10,7 +10,7 @@
 import type { McpFleetServerStatus } from '../../fleet/status.js';
 import { EXIT, rowWording, type ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { firstLine } from '../signature.js';
 
 function nextRetry(status: McpFleetServerStatus): string {

@@ -1,0 +1,35 @@
+/**
+ * The layer rules of src/ (docs/architecture.md), checked in `npm test` by
+ * test/layers.test.ts: no import cycles (type-only imports count) and no import upward.
+ * core < mcp < fleet < cli; projections and adapters stand on core only.
+ */
+const layer = (name, mayImport) => ({
+  name: `${name}-imports-only-${mayImport.join('-')}`,
+  comment: `src/${name}/ may import only ${mayImport.map((to) => `src/${to}/`).join(', ')} of the other layers`,
+  severity: 'error',
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: `^src/(${[name, ...mayImport].join('|')})/` },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment: 'an import cycle ties files that should stand in a line: move what both need to where it belongs',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    layer('core', []),
+    layer('mcp', ['core']),
+    layer('projections', ['core']),
+    layer('adapters', ['core', 'projections']),
+    layer('fleet', ['core', 'mcp']),
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};
