@@ -4,7 +4,7 @@
  * core < mcp < fleet < cli; projections and adapters stand on core only.
  */
 const layer = (name, mayImport) => ({
-  name: `${name}-imports-only-${mayImport.join('-')}`,
+  name: mayImport.length === 0 ? `${name}-imports-no-other-layer` : `${name}-imports-only-${mayImport.join('-')}`,
   comment: `src/${name}/ may import only ${mayImport.map((to) => `src/${to}/`).join(', ')} of the other layers`,
   severity: 'error',
   from: { path: `^src/${name}/` },

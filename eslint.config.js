@@ -25,8 +25,14 @@ export default tseslint.config(
     },
   },
   {
-    // Plain JavaScript: test fixture servers and this file. Linted without type information.
-    files: ['**/*.mjs', '**/*.js'],
+    // CommonJS configuration files (dependency-cruiser reads .cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    // Plain JavaScript: test fixture servers, this file and the dependency-cruiser config.
+    // Linted without type information.
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

@@ -40,7 +40,7 @@ export type {
   McpStdioTransportConfig,
   McpTasksConfig,
   McpTransportConfig,
-} from './mcp/config.js';
+} from './mcp/config/config.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_TIMEOUTS,
@@ -54,7 +54,7 @@ export {
   type McpStartup,
   type McpTimeouts,
   type McpToolBudget,
-} from './mcp/policy.js';
+} from './mcp/config/policy.js';
 export {
   McpAuthorizationRequired,
   McpConfigError,
@@ -65,10 +65,10 @@ export {
   McpUnknownServerError,
   type McpServerFailure,
 } from './mcp/errors.js';
-export { McpCatalogError } from './mcp/catalog.js';
-export { McpConnectError } from './mcp/session.js';
+export { McpCatalogError } from './mcp/catalog/catalog.js';
+export { McpConnectError } from './mcp/session/session.js';
 export { type McpLogFields, type McpLogger, silentLogger } from './mcp/logger.js';
-export type { McpToolEnvelope } from './mcp/results.js';
+export type { McpToolEnvelope } from './mcp/calls/results.js';
 export { ENV_ALLOWLIST } from './mcp/transport/env.js';
 export { McpRedirectError, McpResponseTooLargeError } from './mcp/transport/bounded-fetch.js';
 export { McpMessageTooLargeError } from './mcp/transport/stdio.js';
@@ -92,13 +92,13 @@ export type {
   McpElicitationResult,
   McpFormElicitation,
   McpUrlElicitation,
-} from './mcp/interaction.js';
-export type { McpResourceListener } from './mcp/resources.js';
-export type { McpCompletion, McpCompletionReference } from './mcp/prompts.js';
-export { McpOperationError } from './mcp/server-operations.js';
-export { McpTaskError } from './mcp/tasks.js';
-export { McpEventError, type McpEventErrorKind } from './mcp/events/errors.js';
-export type { McpEventErrorData } from './mcp/events/error-data.js';
+} from './mcp/calls/interaction.js';
+export type { McpResourceListener } from './mcp/context/resources.js';
+export type { McpCompletion, McpCompletionReference } from './mcp/context/prompts.js';
+export { McpOperationError } from './mcp/context/server-operations.js';
+export { McpTaskError } from './mcp/calls/tasks.js';
+export { McpEventError, type McpEventErrorKind } from './mcp/context/events/errors.js';
+export type { McpEventErrorData } from './mcp/context/events/error-data.js';
 export type {
   McpEvent,
   McpEventDeliveryMode,
@@ -109,8 +109,8 @@ export type {
   McpEventType,
   McpWebhookSubscription,
   McpWebhookSubscriptionRequest,
-} from './mcp/events/types.js';
-export type { McpWebhookTarget } from './mcp/events/webhook.js';
+} from './mcp/context/events/types.js';
+export type { McpWebhookTarget } from './mcp/context/events/webhook.js';
 export {
   MCP_WEBHOOK_DEFAULT_MAX_BODY_BYTES,
   MCP_WEBHOOK_DEFAULT_TOLERANCE_SECONDS,
@@ -124,7 +124,7 @@ export {
   type McpWebhookHeaders,
   type McpWebhookVerificationFailure,
   type McpWebhookVerifyOptions,
-} from './mcp/events/webhook-verify.js';
+} from './mcp/context/events/webhook-verify.js';
 
 // The fleet: mcp.json files in every editor's dialect, supervision, a live registry
 export { McpServerManager, type McpFleetAddOptions, type McpFleetSaveOptions, type McpServerManagerFileOptions, type McpServerManagerOptions } from './fleet/manager.js';

@@ -7,11 +7,11 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { functionDescription, publishableTools } from '../src/mcp/catalog.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
-import { LEFT_OUT_NAMED, LeftOutTools } from '../src/mcp/left-out.js';
-import type { McpLimits } from '../src/mcp/policy.js';
-import type { McpSession } from '../src/mcp/session.js';
+import { functionDescription, publishableTools } from '../src/mcp/catalog/catalog.js';
+import { resolveServerConfig } from '../src/mcp/config/config.js';
+import { LEFT_OUT_NAMED, LeftOutTools } from '../src/mcp/catalog/left-out.js';
+import type { McpLimits } from '../src/mcp/config/policy.js';
+import type { McpSession } from '../src/mcp/session/session.js';
 
 const http = resolveServerConfig({ id: 'remote', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } });
 const stdio = resolveServerConfig({ id: 'local', transport: { type: 'stdio', command: 'node' } });

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpConfigInput } from '../src/fleet/expand.js';
-import type { McpElicitationRequest, McpFormElicitation } from '../src/mcp/interaction.js';
+import type { McpElicitationRequest, McpFormElicitation } from '../src/mcp/calls/interaction.js';
 import { fixture } from './helpers.js';
 import { runInPty, type PtyRun } from './pty.js';
 

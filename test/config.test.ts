@@ -4,9 +4,9 @@
  */
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from '../src/mcp/config.js';
+import { REDACTED, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from '../src/mcp/config/config.js';
 import { McpConfigError, McpFleetError } from '../src/mcp/errors.js';
-import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS } from '../src/mcp/policy.js';
+import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS } from '../src/mcp/config/policy.js';
 
 const STDIO = { type: 'stdio', command: 'server' } as const;
 const HTTP = { type: 'http', url: 'https://mcp.example.com/mcp' } as const;

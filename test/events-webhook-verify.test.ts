@@ -14,7 +14,7 @@ import {
   type McpWebhookDelivery,
   type McpWebhookVerificationFailure,
   type McpWebhookVerifyOptions,
-} from '../src/mcp/events/webhook-verify.js';
+} from '../src/mcp/context/events/webhook-verify.js';
 
 const V1 = {
   secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',

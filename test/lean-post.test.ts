@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpToolProvider, type McpServerConfig } from '../src/index.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
+import { resolveServerConfig } from '../src/mcp/config/config.js';
 import { createHttpTransport } from '../src/mcp/transport/http.js';
 import { type HttpFixture, startHttpFixture } from './helpers.js';
 

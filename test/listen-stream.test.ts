@@ -1,5 +1,5 @@
 /**
- * The host's own `subscriptions/listen` streams (src/mcp/listen.ts), driven through the
+ * The host's own `subscriptions/listen` streams (src/mcp/session/listen.ts), driven through the
  * host's client against listen-server.mjs, a real 2026-07-28 stdio server that can refuse,
  * ignore, cancel or end its streams. Each case checks what the SDK's `listen` does in the
  * same situation: the same request on the wire, the same outcome for the caller.
@@ -7,8 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { HostClient } from '../src/mcp/host-client.js';
-import type { ListenEnd, ListenOwner, ListenStream } from '../src/mcp/listen.js';
+import { HostClient } from '../src/mcp/session/host-client.js';
+import type { ListenEnd, ListenOwner, ListenStream } from '../src/mcp/session/listen.js';
 import { fixture, observationLog, observed } from './helpers.js';
 
 const clients: HostClient[] = [];

@@ -543,7 +543,7 @@ describe('MCP Events acceptance', () => {
 
 describe('McpEventError', () => {
   it('classifies both generations of the draft\'s codes, keeps data.reason, and knows which end a subscription', async () => {
-    const { eventErrorFromWire: fromWire, eventErrorKind } = await import('../src/mcp/events/errors.js');
+    const { eventErrorFromWire: fromWire, eventErrorKind } = await import('../src/mcp/context/events/errors.js');
     const eventErrorFromWire = (serverId: string, operation: string, error: { code?: unknown; message?: unknown; data?: unknown }) => fromWire(serverId, operation, error, (text) => text);
     const kinds = [-32601, -32602, -32023, -32011, -32024, -32012, -32025, -32013, -32026, -32014, -32027, -32015, -32603].map(eventErrorKind);
     expect(kinds).toEqual(['unsupported', 'invalid_params', 'not_found', 'not_found', 'forbidden', 'forbidden', 'resource_exhausted', 'resource_exhausted', 'unsupported', 'unsupported', 'callback_endpoint', 'callback_endpoint', 'other']);
@@ -557,7 +557,7 @@ describe('McpEventError', () => {
   });
 
   it('keeps any JSON error data up to 4 KiB serialised, and drops one byte more with a note', async () => {
-    const { eventErrorFromWire } = await import('../src/mcp/events/errors.js');
+    const { eventErrorFromWire } = await import('../src/mcp/context/events/errors.js');
     const same = (text: string): string => text;
     for (const data of [{ field: 'cursor', reason: 'expired' }, ['a', 1, null], 'plain', 0, null]) {
       expect(eventErrorFromWire('ev', 'x', { code: -32602, message: 'bad', data }, same)).toMatchObject({ data, dataDropped: false });
@@ -575,7 +575,7 @@ describe('McpEventError', () => {
   });
 
   it('redacts error data like the message (keys, strings, numbers), keeps a "__proto__" key a key, and reads retryAfterMs', async () => {
-    const { eventErrorFromWire } = await import('../src/mcp/events/errors.js');
+    const { eventErrorFromWire } = await import('../src/mcp/context/events/errors.js');
     const redact = (text: string): string => text.split('s3cr3t').join('[REDACTED]');
     const data = JSON.parse('{"__proto__": {"polluted": true}, "s3cr3t": "a s3cr3t b", "code": 1234, "reason": "s3cr3t"}') as unknown;
     const error = eventErrorFromWire('ev', 'x', { code: -32025, message: 'over s3cr3t', data }, (text) => redact(text).split('1234').join('[REDACTED]'));

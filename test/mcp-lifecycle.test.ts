@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpToolProvider, type McpServerConfig, silentLogger } from '../src/index.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
-import { openSession } from '../src/mcp/session.js';
+import { resolveServerConfig } from '../src/mcp/config/config.js';
+import { openSession } from '../src/mcp/session/session.js';
 import { type HttpFixture, observationLog, observed, startHttpFixture, stdioFixture } from './helpers.js';
 
 const providers: McpToolProvider[] = [];

@@ -15,7 +15,7 @@ import {
   sanitizeNamePart,
   TOOL_PREFIX,
   ToolNameIndex,
-} from '../src/mcp/naming.js';
+} from '../src/mcp/catalog/naming.js';
 
 const BUDGET = 2048;
 

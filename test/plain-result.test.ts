@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Client, parseJSONRPCMessage, SERVER_INFO_META_KEY } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { plainCallResult } from '../src/mcp/plain-result.js';
+import { plainCallResult } from '../src/mcp/calls/plain-result.js';
 import { plainResultResponse } from '../src/mcp/transport/plain-message.js';
 import { fixture } from './helpers.js';
 

@@ -13,9 +13,9 @@ import {
   presentResult,
   TRUNCATION_MARKER,
   UNSUPPORTED_CONTENT_NOTICE,
-} from '../src/mcp/presentation.js';
-import { callError, callOutput } from '../src/mcp/results.js';
-import { DEFAULT_LIMITS } from '../src/mcp/policy.js';
+} from '../src/mcp/calls/presentation.js';
+import { callError, callOutput } from '../src/mcp/calls/results.js';
+import { DEFAULT_LIMITS } from '../src/mcp/config/policy.js';
 
 type Block = CallToolResult['content'][number];
 

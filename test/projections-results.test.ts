@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolPresentation, TRUNCATION_MARKER, type ToolOutput, type ToolPresentationPart } from '../src/index.js';
 import { anthropic, DEFAULT_RAW_OUTPUT_TEXT_BYTES, gemini, geminiModelFeatures, openaiChat, openaiResponses } from '../src/projections/index.js';
-import { presentResult } from '../src/mcp/presentation.js';
+import { presentResult } from '../src/mcp/calls/presentation.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const PDF = Buffer.from('%PDF-1.4\n%fake but non-empty\n').toString('base64');

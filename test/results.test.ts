@@ -5,8 +5,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../src/mcp/policy.js';
-import { callOutput } from '../src/mcp/results.js';
+import { DEFAULT_LIMITS } from '../src/mcp/config/policy.js';
+import { callOutput } from '../src/mcp/calls/results.js';
 
 const output = (result: unknown) => callOutput('s', 't', result as CallToolResult, DEFAULT_LIMITS);
 

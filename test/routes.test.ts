@@ -5,10 +5,10 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { InMemoryMcpCredentialStore, silentLogger } from '../src/index.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
-import { TOOL_PREFIX } from '../src/mcp/naming.js';
+import { resolveServerConfig } from '../src/mcp/config/config.js';
+import { TOOL_PREFIX } from '../src/mcp/catalog/naming.js';
 import { ServerRegistration } from '../src/mcp/registration.js';
-import { RouteTable } from '../src/mcp/routes.js';
+import { RouteTable } from '../src/mcp/catalog/routes.js';
 
 const tools = (...names: string[]): Tool[] => names.map((name) => ({ name, inputSchema: { type: 'object' } }));
 

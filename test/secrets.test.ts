@@ -1,8 +1,8 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type McpLogger, McpToolProvider, type McpServerConfig, ToolHost } from '../src/index.js';
-import { resolveServerConfig } from '../src/mcp/config.js';
-import { redactSecrets } from '../src/mcp/redaction.js';
+import { resolveServerConfig } from '../src/mcp/config/config.js';
+import { redactSecrets } from '../src/mcp/config/redaction.js';
 import { type HttpFixture, startHttpFixture, stdioFixture } from './helpers.js';
 
 const SECRETS = {

@@ -1,7 +1,7 @@
 /** The shape check of `tools/list` pages that replaces the SDK's deep validation. */
 import { describe, expect, it } from 'vitest';
-import { RAW_TOOLS_KEY } from '../src/mcp/tap.js';
-import { checkToolListPage } from '../src/mcp/tool-list.js';
+import { RAW_TOOLS_KEY } from '../src/mcp/session/tap.js';
+import { checkToolListPage } from '../src/mcp/catalog/tool-list.js';
 
 const valid = { name: 'ok', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } };
 

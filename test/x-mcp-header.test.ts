@@ -3,7 +3,7 @@
  * schema breaks them is left out of a Streamable HTTP catalog.
  */
 import { describe, expect, it } from 'vitest';
-import { xMcpHeaderProblem } from '../src/mcp/x-mcp-header.js';
+import { xMcpHeaderProblem } from '../src/mcp/catalog/x-mcp-header.js';
 
 function schema(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: 'object', properties, ...extra };

@@ -6,7 +6,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 import { McpConfigError } from '../mcp/errors.js';
-import { sanitizeNamePart } from '../mcp/naming.js';
+import { sanitizeNamePart } from '../mcp/catalog/naming.js';
 import { detectDialect, entryPathOf, MCP_CONFIG_DIALECTS, McpEntryError, readEntry, serversKeyOf, writtenField, type McpConfigDialect, type McpEntryPath, type McpEntryStyle } from './dialects.js';
 import type { McpConfigInput } from './expand.js';
 import { JSONC_OPTIONS } from './jsonc-edit.js';

@@ -2,7 +2,7 @@
  * What changed between the registry and an edited file, server by server: the fleet
  * applies only that, so servers the edit did not touch keep running as they are.
  */
-import { jsonEqual } from '../mcp/presentation.js';
+import { jsonEqual } from '../mcp/calls/presentation.js';
 import type { McpFleetServerConfig } from './server-config.js';
 
 export interface FleetDiff {

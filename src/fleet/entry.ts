@@ -3,9 +3,9 @@
  * what the provider holds for it, and its supervision state. Lifecycle operations on one
  * server run one at a time under its lock; different servers never wait for each other.
  */
-import type { McpServerConfig } from '../mcp/config.js';
+import type { McpServerConfig } from '../mcp/config/config.js';
 import { Mutex } from '../mcp/locks.js';
-import type { McpServerStatus } from '../mcp/policy.js';
+import type { McpServerStatus } from '../mcp/config/policy.js';
 import type { McpFleetServerConfig } from './server-config.js';
 import type { McpFleetServerStatus, McpFleetState } from './status.js';
 

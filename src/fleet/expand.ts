@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve, sep } from 'node:path';
 import { parseEnv } from 'node:util';
-import { resolveServerConfig, type McpServerConfig } from '../mcp/config.js';
+import { resolveServerConfig, type McpServerConfig } from '../mcp/config/config.js';
 import { waitBounded } from '../core/wait.js';
 import { McpConfigError } from '../mcp/errors.js';
 import type { McpFleetServerConfig } from './server-config.js';

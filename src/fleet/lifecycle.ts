@@ -7,10 +7,10 @@
  * Every method that changes a server runs under that server's lock (the caller takes it),
  * so no two lifecycle steps of one server interleave and servers never wait for each other.
  */
-import type { McpServerConfig } from '../mcp/config.js';
+import type { McpServerConfig } from '../mcp/config/config.js';
 import { errorMessage, McpAuthorizationRequired, McpServerUnavailableError } from '../mcp/errors.js';
 import type { McpLogger } from '../mcp/logger.js';
-import type { McpServerStatus } from '../mcp/policy.js';
+import type { McpServerStatus } from '../mcp/config/policy.js';
 import type { McpToolProvider } from '../mcp/provider.js';
 import type { McpServerClosedEvent } from '../mcp/registration.js';
 import { sameConfig } from './diff.js';

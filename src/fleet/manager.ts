@@ -16,8 +16,7 @@ import type { ToolGroup } from '../core/group.js';
 import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js';
 import type { ToolSearchFields } from '../core/search/fields.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
-import type { McpCredentialStore } from '../mcp/auth/store.js';
-import type { McpServerConfig } from '../mcp/config.js';
+import type { McpServerConfig } from '../mcp/config/config.js';
 import {
   errorMessage,
   McpAuthorizationRequired,
@@ -28,77 +27,26 @@ import {
   McpUnknownServerError,
   type McpServerFailure,
 } from '../mcp/errors.js';
-import type { McpElicitationHandler } from '../mcp/interaction.js';
 import { waitBounded } from '../core/wait.js';
 import { type McpLogger, silentLogger } from '../mcp/logger.js';
-import { sanitizeNamePart } from '../mcp/naming.js';
+import { sanitizeNamePart } from '../mcp/catalog/naming.js';
 import { McpToolProvider, type McpOperationOptions } from '../mcp/provider.js';
-import { loadMcpConfig, type McpConfigDocument, type McpConfigLoadOptions } from './config-file.js';
-import { checkUnknownFields, type McpConfigDialect } from './dialects.js';
+import { loadMcpConfig, type McpConfigDocument } from './config-file.js';
+import { checkUnknownFields } from './dialects.js';
 import { diffFleet, sameConfig } from './diff.js';
 import { FleetEntry } from './entry.js';
-import { expandServerConfig, type McpExpansionContext, type McpInputHandler } from './expand.js';
+import { expandServerConfig, type McpExpansionContext } from './expand.js';
 import { FleetFile } from './fleet-file.js';
 import { FleetLifecycle, UP_STATES } from './lifecycle.js';
 import { FleetOperations } from './operations.js';
 import type { McpFleetServerConfig } from './server-config.js';
 import { validateFleetServerId } from './server-id.js';
+import type { McpFleetAddOptions, McpFleetSaveOptions, McpServerManagerFileOptions, McpServerManagerOptions } from './manager-options.js';
 import type { McpFleetServerStatus, McpFleetStartOutcome } from './status.js';
 import { checkFleetServerConfig } from './validate.js';
 
-export interface McpServerManagerOptions {
-  /** The servers, in order. Default `[]`. Not with `file`. */
-  servers?: McpFleetServerConfig[];
-  /** A loaded config file: its servers, and where `save()` and `watch()` go. Not with `servers`. */
-  file?: McpConfigDocument;
-  /** The provider name a `ToolHost` knows this manager by. Default `mcp_fleet`. */
-  name?: string;
-  /** How often running servers' connections are checked while monitoring, in milliseconds. Default 30,000. */
-  healthCheckIntervalMs?: number;
-  /** How long a stopping stdio server has to exit after its stdin closes, unless its `timeouts.closeMs` says otherwise. Default 5,000 ms. */
-  gracePeriodMs?: number;
-  /** Save the file after every change made through the registry methods. Default `false`. */
-  autoSave?: boolean;
-  /** Where `${VAR}` and `${env:VAR}` are read. Default `process.env`. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** `${userHome}`. Default `os.homedir()`. */
-  home?: string;
-  /** `${workspaceFolder}`. Default: the file's (see `loadMcpConfig`), else the current directory. */
-  workspaceFolder?: string;
-  /** Answers `${input:id}` (VS Code inputs), each input once per manager. Default: none (an input is then an error). */
-  inputs?: McpInputHandler;
-  /** The dialect `save(path)` writes when there is no file yet. Default `claude_desktop`. */
-  dialect?: McpConfigDialect;
-  /** Passed to the provider. Default: silent. */
-  logger?: McpLogger;
-  /** Passed to the provider: where OAuth grants live. Default: in memory. */
-  credentialStore?: McpCredentialStore;
-  /** Passed to the provider: answers elicitations of servers that opted in. Default: none. */
-  elicitation?: McpElicitationHandler;
-}
 
-/** `McpServerManager.addServer` options. */
-export interface McpFleetAddOptions {
-  /**
-   * Fields the server's entry is written with when it is saved as a new entry, besides
-   * its config: an editor's own keys carried from another file (what
-   * `McpConfigDocument.unknownFields` gives). Keys mcp-fleet reads are refused. Default: none.
-   */
-  unknownFields?: Record<string, unknown>;
-}
-
-/** `McpServerManager.save` options. */
-export interface McpFleetSaveOptions {
-  /**
-   * Write in this dialect: the servers' key and every entry in its style, everything else
-   * kept (see `McpConfigRenderOptions.dialect`). Default: the file's dialect, or the
-   * `dialect` option for a fleet built in code.
-   */
-  dialect?: McpConfigDialect;
-}
-
-/** `McpServerManager.fromFile` options: the manager's, and how to read the file. */
-export type McpServerManagerFileOptions = Omit<McpServerManagerOptions, 'servers' | 'file'> & Pick<McpConfigLoadOptions, 'dialect'>;
+export type { McpFleetAddOptions, McpFleetSaveOptions, McpServerManagerFileOptions, McpServerManagerOptions } from './manager-options.js';
 
 const DEFAULT_HEALTH_CHECK_MS = 30_000;
 const DEFAULT_GRACE_MS = 5_000;

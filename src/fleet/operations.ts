@@ -7,11 +7,11 @@
 import { EventEmitter } from 'node:events';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import type { ToolCallOptions } from '../core/tool.js';
-import type { McpCompletion, McpCompletionReference } from '../mcp/prompts.js';
+import type { McpCompletion, McpCompletionReference } from '../mcp/context/prompts.js';
 import type { McpOperationOptions, McpToolOrigin, McpToolProvider } from '../mcp/provider.js';
-import type { McpResourceListener } from '../mcp/resources.js';
-import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from '../mcp/events/types.js';
-import type { McpWebhookTarget } from '../mcp/events/webhook.js';
+import type { McpResourceListener } from '../mcp/context/resources.js';
+import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from '../mcp/context/events/types.js';
+import type { McpWebhookTarget } from '../mcp/context/events/webhook.js';
 import type { McpServerManagerEvents } from './status.js';
 
 export abstract class FleetOperations extends EventEmitter<McpServerManagerEvents> {

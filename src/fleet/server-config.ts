@@ -3,7 +3,7 @@
  * file describes it. It is an `McpServerConfig` whose strings may still hold `${...}`
  * templates (expanded only when the server starts), plus the fleet's own fields.
  */
-import type { McpServerConfig, McpSseTransportConfig, McpStdioTransportConfig, McpHttpTransportConfig } from '../mcp/config.js';
+import type { McpServerConfig, McpSseTransportConfig, McpStdioTransportConfig, McpHttpTransportConfig } from '../mcp/config/config.js';
 import type { McpRestartPolicy } from './restart-policy.js';
 
 /** A stdio server of a fleet: the provider's stdio transport plus VS Code's `envFile`. */

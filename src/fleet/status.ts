@@ -2,7 +2,7 @@
  * What the fleet reports about its servers: the supervision state of each, and the
  * outcome of starting them.
  */
-import type { McpLeftOutTools } from '../mcp/policy.js';
+import type { McpLeftOutTools } from '../mcp/config/policy.js';
 
 /**
  * The supervision state of a fleet server.

@@ -6,9 +6,9 @@
  * instead of when the server first starts.
  */
 import { z } from 'zod';
-import { resolveServerConfig } from '../mcp/config.js';
+import { resolveServerConfig } from '../mcp/config/config.js';
 import { McpConfigError } from '../mcp/errors.js';
-import { MAX_TIMEOUT_MS } from '../mcp/policy.js';
+import { MAX_TIMEOUT_MS } from '../mcp/config/policy.js';
 import { DEFAULT_RESTART_POLICY } from './restart-policy.js';
 import type { McpFleetServerConfig } from './server-config.js';
 import { validateFleetServerId } from './server-id.js';

@@ -10,17 +10,17 @@ import type { ToolProvider, ToolProviderInitOptions } from '../core/provider.js'
 import type { ToolSearchFields } from '../core/search/fields.js';
 import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.js';
 import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
-import { callTool } from './call.js';
-import { invokeTool } from './invoke.js';
-import { complete, getPrompt, listPrompts, type McpCompletion, type McpCompletionReference } from './prompts.js';
-import { listResources, listResourceTemplates, type McpResourceListener, readResource, subscribeResource, unsubscribeResource } from './resources.js';
-import type { McpRequestOptions } from './server-operations.js';
-import { listEvents } from './events/list.js';
-import { subscribeEvents } from './events/subscribe.js';
-import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from './events/types.js';
-import { type McpWebhookTarget, WebhookKeeper } from './events/webhook.js';
-import type { McpElicitationHandler } from './interaction.js';
-import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config.js';
+import { callTool } from './calls/call.js';
+import { invokeTool } from './calls/invoke.js';
+import { complete, getPrompt, listPrompts, type McpCompletion, type McpCompletionReference } from './context/prompts.js';
+import { listResources, listResourceTemplates, type McpResourceListener, readResource, subscribeResource, unsubscribeResource } from './context/resources.js';
+import type { McpRequestOptions } from './context/server-operations.js';
+import { listEvents } from './context/events/list.js';
+import { subscribeEvents } from './context/events/subscribe.js';
+import type { McpEventSink, McpEventSubscription, McpEventSubscriptionRequest, McpEventType, McpWebhookSubscription, McpWebhookSubscriptionRequest } from './context/events/types.js';
+import { type McpWebhookTarget, WebhookKeeper } from './context/events/webhook.js';
+import type { McpElicitationHandler } from './calls/interaction.js';
+import { type McpServerConfig, redactedConfig, resolveServerConfig, type ResolvedServerConfig } from './config/config.js';
 import {
   errorMessage,
   McpAuthorizationRequired,
@@ -31,12 +31,12 @@ import {
   McpUnknownServerError,
 } from './errors.js';
 import { type McpLogger, silentLogger } from './logger.js';
-import type { McpServerStatus } from './policy.js';
-import { refreshServers } from './refresh.js';
+import type { McpServerStatus } from './config/policy.js';
+import { refreshServers } from './catalog/refresh.js';
 import { type McpReconnectMode, type McpServerClosedEvent, type ReconnectPolicy, ServerRegistration } from './registration.js';
-import { RouteTable } from './routes.js';
-import { mcpSearchFields } from './search-fields.js';
-import { TOOL_PREFIX } from './naming.js';
+import { RouteTable } from './catalog/routes.js';
+import { mcpSearchFields } from './catalog/search-fields.js';
+import { TOOL_PREFIX } from './catalog/naming.js';
 
 export interface McpToolProviderOptions {
   /** The servers to connect at `init()`. More can be added later with `addServer`. Default `[]`. */

@@ -7,19 +7,19 @@
  */
 import { McpServerAuthorizer } from './auth/authorizer.js';
 import type { McpCredentialStore } from './auth/store.js';
-import type { McpElicitationHandler } from './interaction.js';
-import type { ResolvedServerConfig } from './config.js';
+import type { McpElicitationHandler } from './calls/interaction.js';
+import type { ResolvedServerConfig } from './config/config.js';
 import { boundedFetch } from './transport/bounded-fetch.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from './errors.js';
-import { isAuthorizationError, isProtocolError } from './errors-sdk.js';
+import { isAuthorizationError, isProtocolError } from './session/errors-sdk.js';
 import { waitBounded } from '../core/wait.js';
 import { type AbortSource, OperationSignal, RemovalSignal } from './deadline.js';
 import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
-import type { McpLeftOutTools, McpServerState, McpServerStatus } from './policy.js';
-import { redactSecrets } from './redaction.js';
-import type { McpSession} from './session.js';
-import { type EraVerdict, openSession, type ServerMeta } from './session.js';
+import type { McpLeftOutTools, McpServerState, McpServerStatus } from './config/policy.js';
+import { redactSecrets } from './config/redaction.js';
+import type { McpSession} from './session/session.js';
+import { type EraVerdict, openSession, type ServerMeta } from './session/session.js';
 
 /** Called with the URI of a subscribed resource that changed; read it again to see how. */
 export type McpResourceListener = (uri: string) => void;

@@ -21,7 +21,7 @@ import { findMcpConfigs } from '../../fleet/locations.js';
 import { McpServerManager } from '../../fleet/manager.js';
 import type { McpFleetServerConfig } from '../../fleet/server-config.js';
 import { hasTemplates } from '../../fleet/templates.js';
-import { REDACTED } from '../../mcp/config.js';
+import { REDACTED } from '../../mcp/config/config.js';
 import { commandLine } from '../args.js';
 import { configPath } from '../context.js';
 import { EXIT, type ExitCode, usageError } from '../errors.js';

@@ -17,9 +17,9 @@
  * sent more).
  */
 import { nearMatches } from '../../core/similarity.js';
-import type { McpEventErrorData } from '../../mcp/events/error-data.js';
-import { McpEventError } from '../../mcp/events/errors.js';
-import type { McpEvent, McpEventSignal, McpEventSubscription, McpEventType } from '../../mcp/events/types.js';
+import type { McpEventErrorData } from '../../mcp/context/events/error-data.js';
+import { McpEventError } from '../../mcp/context/events/errors.js';
+import type { McpEvent, McpEventSignal, McpEventSubscription, McpEventType } from '../../mcp/context/events/types.js';
 import { callArguments } from '../args.js';
 import { cliWording, EXIT, exitCodeOf, type ExitCode, usageError } from '../errors.js';
 import type { CliIO } from '../output.js';

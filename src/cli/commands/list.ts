@@ -22,7 +22,7 @@
  */
 import type { McpServerManager } from '../../fleet/manager.js';
 import type { McpFleetServerStatus } from '../../fleet/status.js';
-import { leftOutReason } from '../../mcp/left-out.js';
+import { leftOutReason } from '../../mcp/catalog/left-out.js';
 import { cliWording, EXIT, rowWording, type ExitCode } from '../errors.js';
 import type { Output } from '../output.js';
 import type { CommandContext } from '../context.js';

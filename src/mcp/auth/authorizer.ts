@@ -23,7 +23,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { McpOAuthConfig } from '../config.js';
+import type { McpOAuthConfig } from '../config/config.js';
 import { errorMessage, McpAuthorizationRequired, McpFleetError } from '../errors.js';
 import { Mutex } from '../locks.js';
 import type { McpLogger } from '../logger.js';

@@ -9,7 +9,7 @@ import { link, mkdir, open, readFile, rename, rm, stat, unlink, utimes } from 'n
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
-import { sanitizeNamePart } from '../naming.js';
+import { sanitizeNamePart } from '../catalog/naming.js';
 import {
   credentialKeyId,
   type McpCredentialKey,

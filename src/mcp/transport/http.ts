@@ -16,7 +16,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/client';
 import type { McpServerAuthorizer } from '../auth/authorizer.js';
-import type { ResolvedHttpTransport } from '../config.js';
+import type { ResolvedHttpTransport } from '../config/config.js';
 import { boundedFetch, type LeanResponse, leanBoundedFetch } from './bounded-fetch.js';
 import { RequestExchanges } from './exchanges.js';
 import { LeanPost, type LeanPostHost } from './lean-post.js';

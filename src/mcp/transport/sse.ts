@@ -20,7 +20,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { McpServerAuthorizer } from '../auth/authorizer.js';
-import type { ResolvedSseTransport } from '../config.js';
+import type { ResolvedSseTransport } from '../config/config.js';
 import { asError } from '../errors.js';
 import { boundedFetch } from './bounded-fetch.js';
 
