@@ -21,13 +21,13 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { InMemoryMcpCredentialStore, silentLogger } from '../dist/index.js';
-import { publishableTools } from '../dist/mcp/catalog.js';
-import { resolveServerConfig } from '../dist/mcp/config.js';
-import { LeftOutTools } from '../dist/mcp/left-out.js';
-import { TOOL_PREFIX } from '../dist/mcp/naming.js';
+import { publishableTools } from '../dist/mcp/catalog/catalog.js';
+import { resolveServerConfig } from '../dist/mcp/config/config.js';
+import { LeftOutTools } from '../dist/mcp/catalog/left-out.js';
+import { TOOL_PREFIX } from '../dist/mcp/catalog/naming.js';
 import { ServerRegistration } from '../dist/mcp/registration.js';
-import { RouteTable } from '../dist/mcp/routes.js';
-import type { McpSession, ServerMeta } from '../dist/mcp/session.js';
+import { RouteTable } from '../dist/mcp/catalog/routes.js';
+import type { McpSession, ServerMeta } from '../dist/mcp/session/session.js';
 import { syntheticTools } from './catalog.js';
 import { elapsedMs, fixed, formatTable, type MsStats, msStats } from './util.js';
 

@@ -153,6 +153,11 @@ describe('typo distance', () => {
     expect(correction('ls', ['list'], frequency)).toBeUndefined();
     expect(correction('xylophone', ['list'], frequency)).toBeUndefined();
   });
+
+  it('prefers a swap of neighbours among equally close words, even over a more common one', () => {
+    const frequency = (word: string): number => ({ starts: 9, status: 1 })[word] ?? 0;
+    expect(correction('stauts', ['starts', 'status'], frequency)).toBe('status');
+  });
 });
 
 describe('tools_search ranking over a catalog', () => {
@@ -178,6 +183,17 @@ describe('tools_search ranking over a catalog', () => {
   it('tolerates typos', () => {
     expect(ranked(catalog, 'git stauts')[0]).toBe('mcp_git_git_status');
     expect(ranked(catalog, 'gh pr lsit')[0]).toBe('mcp_github_list_pull_requests');
+  });
+
+  it('corrects a typo to a word as the tools write it, not to its stem', () => {
+    // "meetign" is one swap from "meeting" but three edits from its stem "meet"; "fiels" is a
+    // swap from "files", though "field" (an edit away too) begins with what it stems to.
+    const calendar = new Catalog({
+      calendar: { title: 'Calendar', description: 'Events.', tools: [{ name: 'create_event', description: 'Schedules a meeting on the calendar.' }] },
+      fs: { title: 'Files', description: 'Local files.', tools: [{ name: 'search_files', description: 'Finds files by name.' }, { name: 'list_fields', description: 'Lists the fields of a form.' }] },
+    });
+    expect(ranked(calendar, 'book a meetign')[0]).toBe('mcp_calendar_create_event');
+    expect(ranked(calendar, 'find fiels')[0]).toBe('mcp_fs_search_files');
   });
 
   it('bridges a user\'s words to a tool\'s with synonyms and abbreviations', () => {

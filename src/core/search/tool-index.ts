@@ -64,6 +64,8 @@ interface IndexedTool {
   embeddingText: string | undefined;
   /** The tool's own name as words joined by `_` (`create_issue` for `createIssue`), for exact-name queries. */
   ownName: string;
+  /** The distinct words of its fields as written (before stemming), which typos are corrected to. */
+  words: readonly string[];
 }
 
 /** One form a concept is looked for in: its terms (a phrase has several) and its weight. */
@@ -77,7 +79,13 @@ export class ToolSearchIndex {
   private readonly byName = new Map<string, IndexedTool>();
   private readonly byId = new Map<number, IndexedTool>();
   private readonly thesaurus: Thesaurus;
-  /** Corrections found, by misspelt term; cleared when the vocabulary changes. */
+  /**
+   * Every word the indexed tools are written with, before stemming, and how many tools use
+   * it. A typo is corrected to one of these: stems are no good for that (`meetign` is one
+   * swap from `meeting` but three edits from its stem `meet`).
+   */
+  private readonly vocabulary = new Map<string, number>();
+  /** Corrections found (the corrected word's term), by misspelt word; cleared when the vocabulary changes. */
   private corrections = new Map<string, string | undefined>();
   private readonly semantic: boolean;
 
@@ -109,7 +117,8 @@ export class ToolSearchIndex {
       groupOf ??= firstGroups(catalog.groups());
       const fields = catalog.searchFields?.(definition.name) ?? definitionFields(definition, groupOf.get(name));
       const id = this.index.add(fieldTerms(fields));
-      const tool = { definition, id, ownName: words(fields.name).join('_'), embeddingText: this.semantic ? embeddingText(fields) : undefined };
+      const tool = { definition, id, ownName: words(fields.name).join('_'), words: correctableWords(fields), embeddingText: this.semantic ? embeddingText(fields) : undefined };
+      for (const word of tool.words) this.vocabulary.set(word, (this.vocabulary.get(word) ?? 0) + 1);
       this.byName.set(name, tool);
       this.byId.set(id, tool);
       changed = true;
@@ -128,6 +137,11 @@ export class ToolSearchIndex {
   }
 
   private drop(tool: IndexedTool): void {
+    for (const word of tool.words) {
+      const count = this.vocabulary.get(word)! - 1;
+      if (count === 0) this.vocabulary.delete(word);
+      else this.vocabulary.set(word, count);
+    }
     this.index.remove(tool.id);
     this.byId.delete(tool.id);
     this.byName.delete(tool.definition.name.toLowerCase());
@@ -211,9 +225,12 @@ export class ToolSearchIndex {
   /** The query's concepts, each as the forms it is looked for in. */
   private concepts(query: string): Form[][] {
     const terms: string[] = [];
+    const written: string[] = [];
     for (const word of words(query)) {
       const term = termOf(word);
-      if (term !== undefined) terms.push(term);
+      if (term === undefined) continue;
+      terms.push(term);
+      written.push(word);
     }
     const concepts: Form[][] = [];
     for (let at = 0; at < terms.length; ) {
@@ -223,7 +240,7 @@ export class ToolSearchIndex {
         at += phrase.length;
         continue;
       }
-      concepts.push(this.wordForms(terms[at]!));
+      concepts.push(this.wordForms(terms[at]!, written[at]!));
       at++;
     }
     return concepts;
@@ -238,8 +255,8 @@ export class ToolSearchIndex {
     return undefined;
   }
 
-  /** A single word's forms: itself, its synonyms, the words it begins, or its correction. */
-  private wordForms(term: string): Form[] {
+  /** A single word's forms: itself, its synonyms, the words it begins, and, for a word no tool uses, its correction. */
+  private wordForms(term: string, written: string): Form[] {
     const forms: Form[] = [{ terms: [term], weight: 1 }];
     // A short plural is not stemmed (`prs`, `dbs`): its singular counts as the word when tools or synonyms know it.
     const singular = term.length <= 4 && term.endsWith('s') ? term.slice(0, -1) : undefined;
@@ -250,18 +267,20 @@ export class ToolSearchIndex {
     forms.push(...synonyms(term, SYNONYM_WEIGHT));
     const longer = term.length >= PREFIX_MIN ? this.index.withPrefix(term, PREFIX_EXPANSIONS) : [];
     for (const word of longer) forms.push({ terms: [word], weight: PREFIX_WEIGHT });
-    if (!this.index.has(term) && longer.length === 0) {
-      const corrected = this.correctionOf(term);
-      if (corrected !== undefined) forms.push({ terms: [corrected], weight: TYPO_WEIGHT }, ...synonyms(corrected, TYPO_WEIGHT * SYNONYM_WEIGHT));
+    if (!this.index.has(term) && !this.vocabulary.has(written)) {
+      const corrected = this.correctionOf(written);
+      if (corrected !== undefined && corrected !== term && !longer.includes(corrected)) forms.push({ terms: [corrected], weight: TYPO_WEIGHT }, ...synonyms(corrected, TYPO_WEIGHT * SYNONYM_WEIGHT));
     }
     return forms;
   }
 
-  private correctionOf(term: string): string | undefined {
-    if (!this.corrections.has(term)) {
-      this.corrections.set(term, correction(term, this.index.terms(), (known) => this.index.documentFrequency(known)));
+  /** The term of the word `written` most likely misspells, if any. */
+  private correctionOf(written: string): string | undefined {
+    if (!this.corrections.has(written)) {
+      const word = correction(written, this.vocabulary.keys(), (known) => this.vocabulary.get(known) ?? 0);
+      this.corrections.set(written, word === undefined ? undefined : termOf(word));
     }
-    return this.corrections.get(term);
+    return this.corrections.get(written);
   }
 }
 
@@ -299,6 +318,14 @@ function firstGroups(groups: readonly ToolGroup[]): Map<string, ToolGroup> {
   const result = new Map<string, ToolGroup>();
   for (const group of groups) for (const member of group.members) if (!result.has(member.toLowerCase())) result.set(member.toLowerCase(), group);
   return result;
+}
+
+/** The words of a tool's fields a misspelling may be corrected to: those with a term, and long enough to be told apart. */
+function correctableWords(fields: ToolSearchFields): string[] {
+  const text = [fields.name, fields.title, fields.description, fields.parameters, fields.server?.id, fields.server?.title].filter(Boolean).join(' ');
+  const found = new Set<string>();
+  for (const word of words(text)) if (word.length >= 3 && termOf(word) !== undefined) found.add(word);
+  return [...found];
 }
 
 /** A tool's fields as the index takes them. */

@@ -37,10 +37,16 @@ export function typoDistance(a: string, b: string, limit: number): number {
   return previous[b.length]!;
 }
 
+/** Whether `a` and `b` have the same letters, as a word and the same word with two letters swapped do. */
+function sameLetters(a: string, b: string): boolean {
+  return a.length === b.length && [...a].sort().join('') === [...b].sort().join('');
+}
+
 /**
- * The known word `word` most likely misspells: the closest within `editsAllowed`, the most
- * common among equally close ones (`frequency`), then the first in order. `undefined` when
- * none is close enough.
+ * The known word `word` most likely misspells: the closest within `editsAllowed`; among
+ * equally close ones, one with the same letters (a swap of neighbours, the commonest typo:
+ * `stauts` is `status` before `starts`), then the most common (`frequency`), then the first
+ * in order. `undefined` when none is close enough.
  */
 export function correction(word: string, known: Iterable<string>, frequency: (word: string) => number): string | undefined {
   const limit = editsAllowed(word.length);
@@ -48,15 +54,18 @@ export function correction(word: string, known: Iterable<string>, frequency: (wo
   let best: string | undefined;
   let bestDistance = limit + 1;
   let bestFrequency = 0;
+  let bestSwapped = false;
   for (const candidate of known) {
     if (Math.abs(candidate.length - word.length) > limit || candidate === word) continue;
     const distance = typoDistance(word, candidate, Math.min(limit, bestDistance));
-    if (distance > limit) continue;
+    if (distance > limit || distance > bestDistance) continue;
+    const swapped = sameLetters(word, candidate);
     const count = frequency(candidate);
-    if (distance < bestDistance || (distance === bestDistance && count > bestFrequency)) {
+    if (distance < bestDistance || (swapped && !bestSwapped) || (swapped === bestSwapped && count > bestFrequency)) {
       best = candidate;
       bestDistance = distance;
       bestFrequency = count;
+      bestSwapped = swapped;
     }
   }
   return best;
