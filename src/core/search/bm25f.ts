@@ -63,7 +63,13 @@ export class Bm25fIndex {
   /** The terms in order, for prefix lookups; rebuilt at the first lookup after a change. */
   private sortedTerms: string[] | undefined;
 
-  constructor(private readonly weights: FieldWeights) {}
+  /** The weights in field order, and room for the average field lengths of one scoring. */
+  private readonly fieldWeights: readonly FieldWeight[];
+  private readonly averages = new Float64Array(FIELDS.length);
+
+  constructor(weights: FieldWeights) {
+    this.fieldWeights = FIELDS.map((field) => weights[field]);
+  }
 
   get size(): number {
     return this.docs.size;
@@ -147,17 +153,32 @@ export class Bm25fIndex {
     return found.sort((a, b) => this.documentFrequency(b) - this.documentFrequency(a)).slice(0, most);
   }
 
+  /** One more than the highest document id given so far: ids are below it. */
+  get idLimit(): number {
+    return this.nextId;
+  }
+
   /** The BM25F score of `term` for each document that has it. */
   scores(term: string): Map<number, number> {
     const result = new Map<number, number>();
+    this.eachScore(term, (id, score) => result.set(id, score));
+    return result;
+  }
+
+  /**
+   * Calls `visit` with each document that has `term` and its BM25F score, allocating
+   * nothing per document: a search visits thousands of postings, and the garbage of a Map
+   * per term was what made its slowest searches slow (collector pauses, not scoring).
+   */
+  eachScore(term: string, visit: (id: number, score: number) => void): void {
     const posting = this.postings.get(term);
-    if (posting === undefined) return result;
+    if (posting === undefined) return;
     const documents = this.docs.size;
     const frequency = posting.docs.length;
     // Never negative, even for a term nearly every document has (the "+1" of Lucene's form).
     const idf = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
-    const averages = FIELDS.map((_, at) => (documents === 0 ? 0 : this.totalLengths[at]! / documents));
-    const fieldWeights = FIELDS.map((field) => this.weights[field]);
+    const averages = this.averages;
+    for (let at = 0; at < FIELDS.length; at++) averages[at] = documents === 0 ? 1 : this.totalLengths[at]! / documents || 1;
     for (let n = 0; n < posting.docs.length; n++) {
       const id = posting.docs[n]!;
       const packed = posting.counts[n]!;
@@ -166,12 +187,10 @@ export class Bm25fIndex {
       for (let at = 0; at < FIELDS.length; at++) {
         const count = (packed >> (at * BITS)) & MOST;
         if (count === 0) continue;
-        const { weight, b } = fieldWeights[at]!;
-        const average = averages[at]! || 1;
-        weighted += (weight * count) / (1 - b + (b * lengths[at]!) / average);
+        const { weight, b } = this.fieldWeights[at]!;
+        weighted += (weight * count) / (1 - b + (b * lengths[at]!) / averages[at]!);
       }
-      result.set(id, (idf * weighted) / (K1 + weighted));
+      visit(id, (idf * weighted) / (K1 + weighted));
     }
-    return result;
   }
 }

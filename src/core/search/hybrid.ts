@@ -21,14 +21,16 @@ export type EmbedTexts = (texts: string[]) => Promise<number[][]>;
  */
 const RRF_K = 5;
 /**
- * How much the semantic ranking counts beside the lexical one: enough to settle near-ties
- * between neighbours and to bring in the tools no query word reached (below the strong
- * lexical matches), not enough to overturn a clear lexical lead. Tuned on the dev half of
- * the tool-search bench (bench/tool-search.ts) so that hybrid ranking is never below
- * lexical ranking alone, even with a weak embedding; equal weights cost 0.15-0.20 of top-1
- * there with a bag-of-words stand-in.
+ * How much the semantic ranking counts beside the lexical one: below
+ * (1/(k+1) - 1/(k+2)) / (1/(k+1)) = 1/7, so the lexical first can never be overtaken by
+ * the lexical second on the semantic vote alone, while closer neighbours further down are
+ * settled by meaning, and tools no query word reached join the ranking after the lexical
+ * matches of their standing. Chosen on the dev half of the tool-search bench
+ * (bench/tool-search.ts): with equal weights and Cormack et al.'s k = 60, a bag-of-words
+ * stand-in embedding cost 0.15-0.20 of top-1 there; at 0.15 one query of 200 still lost
+ * its first place.
  */
-const SEMANTIC_WEIGHT = 0.15;
+const SEMANTIC_WEIGHT = 0.1;
 /** How many of the nearest tools by meaning take part in the fusion. */
 const SEMANTIC_CANDIDATES = 30;
 /** Most tool texts sent to `embed` at once. */

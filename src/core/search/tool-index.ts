@@ -64,8 +64,6 @@ interface IndexedTool {
   embeddingText: string | undefined;
   /** The tool's own name as words joined by `_` (`create_issue` for `createIssue`), for exact-name queries. */
   ownName: string;
-  /** The distinct words of its fields as written (before stemming), which typos are corrected to. */
-  words: readonly string[];
 }
 
 /** One form a concept is looked for in: its terms (a phrase has several) and its weight. */
@@ -80,14 +78,18 @@ export class ToolSearchIndex {
   private readonly byId = new Map<number, IndexedTool>();
   private readonly thesaurus: Thesaurus;
   /**
-   * Every word the indexed tools are written with, before stemming, and how many tools use
-   * it. A typo is corrected to one of these: stems are no good for that (`meetign` is one
-   * swap from `meeting` but three edits from its stem `meet`).
+   * The words the indexed tools are written with, before stemming, and the term of each. A
+   * typo is corrected to one of these: stems are no good for that (`meetign` is one swap
+   * from `meeting` but three edits from its stem `meet`). Kept per word, not per tool (a
+   * catalog's vocabulary is far smaller than its text); a word whose term no tool has any
+   * more is let go when the catalog changes.
    */
-  private readonly vocabulary = new Map<string, number>();
+  private readonly vocabulary = new Map<string, string>();
   /** Corrections found (the corrected word's term), by misspelt word; cleared when the vocabulary changes. */
   private corrections = new Map<string, string | undefined>();
   private readonly semantic: boolean;
+  /** The scores of one search by tool id, all zero between searches (a search runs to its end without yielding). */
+  private scratch = { best: new Float64Array(0), total: new Float64Array(0), matched: new Uint16Array(0) };
 
   constructor(options: ToolSearchOptions = {}) {
     this.semantic = options.embed !== undefined;
@@ -117,8 +119,8 @@ export class ToolSearchIndex {
       groupOf ??= firstGroups(catalog.groups());
       const fields = catalog.searchFields?.(definition.name) ?? definitionFields(definition, groupOf.get(name));
       const id = this.index.add(fieldTerms(fields));
-      const tool = { definition, id, ownName: words(fields.name).join('_'), words: correctableWords(fields), embeddingText: this.semantic ? embeddingText(fields) : undefined };
-      for (const word of tool.words) this.vocabulary.set(word, (this.vocabulary.get(word) ?? 0) + 1);
+      const tool = { definition, id, ownName: words(fields.name).join('_'), embeddingText: this.semantic ? embeddingText(fields) : undefined };
+      this.learnWords(fields);
       this.byName.set(name, tool);
       this.byId.set(id, tool);
       changed = true;
@@ -128,7 +130,20 @@ export class ToolSearchIndex {
       this.drop(tool);
       changed = true;
     }
-    if (changed) this.corrections = new Map();
+    if (changed) {
+      this.corrections = new Map();
+      for (const [word, term] of this.vocabulary) if (!this.index.has(term)) this.vocabulary.delete(word);
+    }
+  }
+
+  /** Adds the words of a tool's fields a misspelling may be corrected to: those with a term, long enough to be told apart. */
+  private learnWords(fields: ToolSearchFields): void {
+    const text = [fields.name, fields.title, fields.description, fields.parameters, fields.server?.id, fields.server?.title].filter(Boolean).join(' ');
+    for (const word of words(text)) {
+      if (word.length < 3 || this.vocabulary.has(word)) continue;
+      const term = termOf(word);
+      if (term !== undefined) this.vocabulary.set(word, term);
+    }
   }
 
   /** Every indexed tool's name and embedding text (hybrid ranking only). */
@@ -137,11 +152,6 @@ export class ToolSearchIndex {
   }
 
   private drop(tool: IndexedTool): void {
-    for (const word of tool.words) {
-      const count = this.vocabulary.get(word)! - 1;
-      if (count === 0) this.vocabulary.delete(word);
-      else this.vocabulary.set(word, count);
-    }
     this.index.remove(tool.id);
     this.byId.delete(tool.id);
     this.byName.delete(tool.definition.name.toLowerCase());
@@ -157,41 +167,52 @@ export class ToolSearchIndex {
     const exact = this.exactMatches(query);
     const concepts = this.concepts(query);
     if (concepts.length === 0) return this.nameWordMatches(query, exact).slice(0, limit);
-    const totals = new Map<number, number>();
-    const matched = new Map<number, number>();
-    const termScores = new Map<string, Map<number, number>>();
-    const scoresOf = (term: string): Map<number, number> => {
-      let scores = termScores.get(term);
-      if (scores === undefined) {
-        scores = this.index.scores(term);
-        termScores.set(term, scores);
-      }
-      return scores;
-    };
-    for (const forms of concepts) {
-      const best = new Map<number, number>();
-      for (const form of forms) {
-        for (const [id, score] of formScores(form, scoresOf)) {
-          if (score > (best.get(id) ?? 0)) best.set(id, score);
+    const { best, total, matched } = this.scratchFor(this.index.idLimit);
+    // Every tool any concept reached, and (per concept) the tools its forms reached.
+    const reached: number[] = [];
+    try {
+      for (const forms of concepts) {
+        const inConcept: number[] = [];
+        const keep = (id: number, score: number): void => {
+          if (best[id] === 0) inConcept.push(id);
+          if (score > best[id]!) best[id] = score;
+        };
+        for (const form of forms) {
+          if (form.terms.length === 1) this.index.eachScore(form.terms[0]!, (id, score) => keep(id, score * form.weight));
+          else for (const [id, score] of phraseScores(form, (term) => this.index.scores(term))) keep(id, score);
+        }
+        for (const id of inConcept) {
+          if (matched[id] === 0) reached.push(id);
+          total[id]! += best[id]!;
+          matched[id]!++;
+          best[id] = 0;
         }
       }
-      for (const [id, score] of best) {
-        totals.set(id, (totals.get(id) ?? 0) + score);
-        matched.set(id, (matched.get(id) ?? 0) + 1);
+      // A tool matching more of the query's concepts beats one matching a few of them strongly;
+      // by the square root of the share, so one rare word a long request is about (translate,
+      // in "translate this paragraph into Japanese for our product page") still counts.
+      for (const id of reached) total[id] = total[id]! * Math.sqrt(matched[id]! / concepts.length);
+      const nameOf = (id: number): string => this.byId.get(id)!.definition.name;
+      const wanted = exact.length === 0 ? reached : reached.filter((id) => !exact.includes(nameOf(id)));
+      const top = topIds(wanted, limit, total, nameOf);
+      const ranked = top.map((id) => rounded({ name: nameOf(id), score: total[id]! }));
+      if (exact.length === 0) return ranked;
+      const first = (top.length === 0 ? 0 : total[top[0]!]!) + 1;
+      return [...exact.map((name) => rounded({ name, score: first, exact: true })), ...ranked].slice(0, limit);
+    } finally {
+      for (const id of reached) {
+        total[id] = 0;
+        matched[id] = 0;
       }
     }
-    const ranked: ToolMatch[] = [];
-    for (const [id, total] of totals) {
-      // A tool matching more of the query's concepts beats one matching a few of them strongly.
-      const coverage = matched.get(id)! / concepts.length;
-      ranked.push({ name: this.byId.get(id)!.definition.name, score: total * coverage });
+  }
+
+  private scratchFor(ids: number): { best: Float64Array; total: Float64Array; matched: Uint16Array } {
+    if (this.scratch.best.length < ids) {
+      const size = Math.max(64, Math.ceil(ids * 1.5));
+      this.scratch = { best: new Float64Array(size), total: new Float64Array(size), matched: new Uint16Array(size) };
     }
-    ranked.sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    if (exact.length === 0) return ranked.slice(0, limit).map(rounded);
-    const top = (ranked[0]?.score ?? 0) + 1;
-    const first = exact.map((name) => ({ name, score: top, exact: true }));
-    const rest = ranked.filter((match) => !exact.includes(match.name));
-    return [...first, ...rest].slice(0, limit).map(rounded);
+    return this.scratch;
   }
 
   /**
@@ -277,20 +298,15 @@ export class ToolSearchIndex {
   /** The term of the word `written` most likely misspells, if any. */
   private correctionOf(written: string): string | undefined {
     if (!this.corrections.has(written)) {
-      const word = correction(written, this.vocabulary.keys(), (known) => this.vocabulary.get(known) ?? 0);
-      this.corrections.set(written, word === undefined ? undefined : termOf(word));
+      const word = correction(written, this.vocabulary.keys(), (known) => this.index.documentFrequency(this.vocabulary.get(known)!));
+      this.corrections.set(written, word === undefined ? undefined : this.vocabulary.get(word));
     }
     return this.corrections.get(written);
   }
 }
 
-/** A form's score per tool: a word's own, or for a phrase the mean of its terms' where the tool has them all. */
-function formScores(form: Form, scoresOf: (term: string) => Map<number, number>): Map<number, number> {
-  if (form.terms.length === 1) {
-    const scores = scoresOf(form.terms[0]!);
-    if (form.weight === 1) return scores;
-    return new Map([...scores].map(([id, score]) => [id, score * form.weight]));
-  }
+/** A phrase's score per tool: the mean of its terms' scores where the tool has them all, times the form's weight. */
+function phraseScores(form: Form, scoresOf: (term: string) => Map<number, number>): Map<number, number> {
   const [first, ...others] = form.terms.map(scoresOf);
   const result = new Map<number, number>();
   for (const [id, score] of first!) {
@@ -309,6 +325,25 @@ function formScores(form: Form, scoresOf: (term: string) => Map<number, number>)
   return result;
 }
 
+/**
+ * The best `limit` of `ids` by `score`, best first, ties by name. A bounded insertion, not a
+ * sort: a common word reaches most of a big catalog, and only the first few are wanted.
+ */
+function topIds(ids: readonly number[], limit: number, score: Float64Array, nameOf: (id: number) => string): number[] {
+  const before = (a: number, b: number): boolean => score[a]! > score[b]! || (score[a] === score[b] && nameOf(a) < nameOf(b));
+  const top: number[] = [];
+  for (const id of ids) {
+    if (top.length === limit && !before(id, top[limit - 1]!)) continue;
+    let at = top.length === limit ? limit - 1 : top.length;
+    while (at > 0 && before(id, top[at - 1]!)) {
+      top[at] = top[at - 1]!;
+      at--;
+    }
+    top[at] = id;
+  }
+  return top;
+}
+
 function rounded(match: ToolMatch): ToolMatch {
   return { ...match, score: Math.round(match.score * 1000) / 1000 };
 }
@@ -318,14 +353,6 @@ function firstGroups(groups: readonly ToolGroup[]): Map<string, ToolGroup> {
   const result = new Map<string, ToolGroup>();
   for (const group of groups) for (const member of group.members) if (!result.has(member.toLowerCase())) result.set(member.toLowerCase(), group);
   return result;
-}
-
-/** The words of a tool's fields a misspelling may be corrected to: those with a term, and long enough to be told apart. */
-function correctableWords(fields: ToolSearchFields): string[] {
-  const text = [fields.name, fields.title, fields.description, fields.parameters, fields.server?.id, fields.server?.title].filter(Boolean).join(' ');
-  const found = new Set<string>();
-  for (const word of words(text)) if (word.length >= 3 && termOf(word) !== undefined) found.add(word);
-  return [...found];
 }
 
 /** A tool's fields as the index takes them. */
