@@ -132,11 +132,6 @@ export class Bm25fIndex {
     return this.postings.get(term)?.docs.length ?? 0;
   }
 
-  /** Every indexed term. */
-  terms(): IterableIterator<string> {
-    return this.postings.keys();
-  }
-
   /** Indexed terms that start with `prefix` (not `prefix` itself), the most common first, at most `most`. */
   withPrefix(prefix: string, most: number): string[] {
     this.sortedTerms ??= [...this.postings.keys()].sort();
