@@ -1,7 +1,7 @@
 /**
  * The layer rules of src/ (docs/architecture.md), checked in `npm test` by
  * test/layers.test.ts: no import cycles (type-only imports count) and no import upward.
- * core < mcp < fleet < cli; projections and adapters stand on core only.
+ * core < mcp < fleet < gateway < cli; projections and adapters stand on core only.
  */
 const layer = (name, mayImport) => ({
   name: mayImport.length === 0 ? `${name}-imports-no-other-layer` : `${name}-imports-only-${mayImport.join('-')}`,
@@ -25,6 +25,7 @@ module.exports = {
     layer('projections', ['core']),
     layer('adapters', ['core', 'projections']),
     layer('fleet', ['core', 'mcp']),
+    layer('gateway', ['core', 'mcp', 'fleet']),
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -23,10 +23,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 const { run } = await import('./program.js');
 
 const interrupt = new AbortController();
-process.on('SIGINT', () => {
+// SIGTERM is how a supervisor (or the conformance harness) stops `serve`: it drains the same way.
+const interrupted = (): void => {
   if (interrupt.signal.aborted) process.exit(130);
   interrupt.abort(new Error('interrupted'));
-});
+};
+process.on('SIGINT', interrupted);
+process.on('SIGTERM', interrupted);
 
 const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
 process.exitCode = await run(argv, io, interrupt.signal);

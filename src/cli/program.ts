@@ -136,6 +136,17 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
   define('auth', 'authorize a server with OAuth from the terminal (no browser needed here)', lazy(() => import('./commands/auth.js'), 'auth'))
     .argument('<server>', 'a server id')
     .option('--logout', 'forget the stored grant instead');
+  define('serve', 'serve the config file\'s servers as one MCP server (both protocol eras): --stdio or --http', lazy(() => import('./commands/serve.js'), 'serve'), false)
+    .option('--config <file>', 'the MCP config file (default: $MCP_FLEET_CONFIG, else ./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json)')
+    .option('--stdio', 'serve on stdin and stdout, for a client that launches the gateway')
+    .option('--http', 'listen for Streamable HTTP clients; the URL is printed on stderr')
+    .option('--host <host>', 'the interface to bind (default 127.0.0.1; another needs a token)')
+    .addOption(new Option('--port <port>', 'the port (default 8808; 0 picks a free one)').argParser(nonNegativeInteger('--port')))
+    .option('--path <path>', 'the endpoint path (default /mcp)')
+    .addOption(new Option('--names <mode>', 'auto: a server\'s own names while unique; prefixed: <server>_<name> always').choices(['auto', 'prefixed']))
+    .option('--no-watch', 'do not apply edits of the config file while serving')
+    .addOption(new Option('--drain-ms <ms>', 'on SIGTERM or Ctrl-C, how long calls in flight may finish (default 10000)').argParser(positiveInteger('--drain-ms')))
+    .option('--token-file <file>', 'require this bearer token (the file\'s first line; default $MCP_FLEET_GATEWAY_TOKEN)');
   define('config', 'show or edit the config file: list | add | remove | enable | disable | import', lazy(() => import('./commands/config.js'), 'config'), false)
     .argument('<action>', 'list, add, remove, enable, disable or import')
     .argument('[id]', 'the server id (add, remove, enable, disable)')
@@ -176,6 +187,14 @@ function positiveInteger(flag: string): (value: string) => number {
   return (value) => {
     const number = Number(value);
     if (!Number.isInteger(number) || number < 1) throw new CliError(`${flag} takes a positive whole number, not "${value}".`, EXIT.usage);
+    return number;
+  };
+}
+
+function nonNegativeInteger(flag: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 0) throw new CliError(`${flag} takes a whole number, 0 or more, not "${value}".`, EXIT.usage);
     return number;
   };
 }

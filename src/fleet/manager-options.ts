@@ -5,6 +5,7 @@
 import type { McpCredentialStore } from '../mcp/auth/store.js';
 import type { McpElicitationHandler } from '../mcp/calls/interaction.js';
 import type { McpLogger } from '../mcp/logger.js';
+import type { McpToolProviderOptions } from '../mcp/provider.js';
 import type { McpConfigDocument } from './config-file.js';
 import type { McpConfigLoadOptions } from './config-read.js';
 import type { McpConfigDialect } from './dialects.js';
@@ -40,6 +41,8 @@ export interface McpServerManagerOptions {
   credentialStore?: McpCredentialStore;
   /** Passed to the provider: answers elicitations of servers that opted in. Default: none. */
   elicitation?: McpElicitationHandler;
+  /** Passed to the provider: hears the servers' list changes and log messages (see `McpToolProviderOptions.onNotification`). Default: none. */
+  onNotification?: McpToolProviderOptions['onNotification'];
 }
 
 /** `McpServerManager.addServer` options. */

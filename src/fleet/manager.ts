@@ -91,6 +91,10 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
       logger: this.logger,
       ...(options.credentialStore === undefined ? {} : { credentialStore: options.credentialStore }),
       ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+      onNotification: (serverId, notification) => {
+        options.onNotification?.(serverId, notification);
+        this.emit('notification', serverId, notification);
+      },
       reconnect: 'manual',
       onServerClosed: (event) => this.lifecycle.onServerClosed(event),
     });

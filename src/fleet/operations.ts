@@ -4,9 +4,9 @@
  * provider does the work; this only refuses, with a fleet-level message (a rejection, as
  * every failure of these methods is), a server that is not up.
  */
+import type { McpRelayOptions, McpServerCallOptions } from '../mcp/calls/relay.js';
 import { EventEmitter } from 'node:events';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
-import type { ToolCallOptions } from '../core/tool.js';
 import type { McpCompletion, McpCompletionReference } from '../mcp/context/prompts.js';
 import type { McpOperationOptions, McpToolOrigin, McpToolProvider } from '../mcp/provider.js';
 import type { McpResourceListener } from '../mcp/context/resources.js';
@@ -30,6 +30,11 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
     return this.provider.toolName(serverId, remoteName);
   }
 
+  /** Lists a server's tools again and publishes what changed. */
+  async refreshServer(serverId: string, options?: McpOperationOptions): Promise<void> {
+    return this.provider.refreshServer(this.held(serverId), options);
+  }
+
   /** The resources a server lists (needs `resources: true`). */
   async listResources(serverId: string, options?: McpOperationOptions): Promise<Resource[]> {
     return this.provider.listResources(this.held(serverId), options);
@@ -41,7 +46,7 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** Reads a resource by URI (needs `resources: true`). */
-  async readResource(serverId: string, uri: string, options?: McpOperationOptions): Promise<ReadResourceResult> {
+  async readResource(serverId: string, uri: string, options?: McpOperationOptions & McpRelayOptions): Promise<ReadResourceResult> {
     return this.provider.readResource(this.held(serverId), uri, options);
   }
 
@@ -61,7 +66,7 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** A prompt with its arguments filled in. */
-  async getPrompt(serverId: string, name: string, args?: Record<string, string>, options?: McpOperationOptions): Promise<GetPromptResult> {
+  async getPrompt(serverId: string, name: string, args?: Record<string, string>, options?: McpOperationOptions & McpRelayOptions): Promise<GetPromptResult> {
     return this.provider.getPrompt(this.held(serverId), name, args, options);
   }
 
@@ -76,7 +81,7 @@ export abstract class FleetOperations extends EventEmitter<McpServerManagerEvent
   }
 
   /** Calls a server's tool by its remote name for the application (see `McpToolProvider.callServerTool`). */
-  async callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: ToolCallOptions): Promise<CallToolResult> {
+  async callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: McpServerCallOptions): Promise<CallToolResult> {
     return this.provider.callServerTool(this.held(serverId), remoteName, args, options);
   }
 

@@ -2,6 +2,7 @@
  * What the fleet reports about its servers: the supervision state of each, and the
  * outcome of starting them.
  */
+import type { McpRelayedNotification } from '../mcp/session/session.js';
 import type { McpLeftOutTools } from '../mcp/config/policy.js';
 
 /**
@@ -68,4 +69,6 @@ export interface McpServerManagerEvents {
   reload: [reload: McpFleetReload];
   /** `watch()` read an edit that does not parse (the fleet is left as it was), or could not apply a server's change (the error names it). */
   reloadError: [error: Error];
+  /** A server announced a change of its tools, prompts or resources, or sent a log message (for a relay such as the gateway). */
+  notification: [serverId: string, notification: McpRelayedNotification];
 }

@@ -12,6 +12,7 @@ import type { ToolCallOptions, ToolDefinition, ToolOutput } from '../core/tool.j
 import { InMemoryMcpCredentialStore, type McpCredentialStore } from './auth/store.js';
 import { callTool } from './calls/call.js';
 import { invokeTool } from './calls/invoke.js';
+import type { McpRelayOptions, McpServerCallOptions } from './calls/relay.js';
 import { complete, getPrompt, listPrompts, type McpCompletion, type McpCompletionReference } from './context/prompts.js';
 import { listResources, listResourceTemplates, type McpResourceListener, readResource, subscribeResource, unsubscribeResource } from './context/resources.js';
 import type { McpRequestOptions } from './context/server-operations.js';
@@ -37,6 +38,7 @@ import { type McpReconnectMode, type McpServerClosedEvent, type ReconnectPolicy,
 import { RouteTable } from './catalog/routes.js';
 import { mcpSearchFields } from './catalog/search-fields.js';
 import { TOOL_PREFIX } from './catalog/naming.js';
+import type { McpRelayedNotification } from './session/session.js';
 
 export interface McpToolProviderOptions {
   /** The servers to connect at `init()`. More can be added later with `addServer`. Default `[]`. */
@@ -63,6 +65,13 @@ export interface McpToolProviderOptions {
   reconnect?: McpReconnectMode;
   /** Called, synchronously, when a server's connection closes without being asked to. Default: none. */
   onServerClosed?: (event: McpServerClosedEvent) => void;
+  /**
+   * Hears what a server announces: its tool, prompt and resource list changes and its
+   * log messages (`notifications/message`), for an application that passes them on (the
+   * gateway). A tool list change also marks the server's catalog for a refresh, as
+   * always. Default: none.
+   */
+  onNotification?: (serverId: string, notification: McpRelayedNotification) => void;
 }
 
 /** Where a model-facing MCP tool comes from. */
@@ -95,6 +104,7 @@ export class McpToolProvider implements ToolProvider {
   private readonly credentialStore: McpCredentialStore;
   private readonly elicitation: McpElicitationHandler | undefined;
   private readonly reconnectPolicy: ReconnectPolicy;
+  private readonly onNotification: McpToolProviderOptions['onNotification'];
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
   /** Whether start-up has begun: from then on `addServer` connects a new server at once. */
@@ -113,6 +123,7 @@ export class McpToolProvider implements ToolProvider {
     this.credentialStore = options.credentialStore ?? new InMemoryMcpCredentialStore();
     this.elicitation = options.elicitation;
     this.reconnectPolicy = { mode: options.reconnect ?? 'lazy', onClosed: options.onServerClosed };
+    this.onNotification = options.onNotification;
     this.table = new RouteTable(TOOL_PREFIX, this.logger);
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
@@ -145,7 +156,7 @@ export class McpToolProvider implements ToolProvider {
         { serverId: config.id, field: 'elicitation' },
       );
     }
-    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation, this.reconnectPolicy);
+    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation, this.reconnectPolicy, this.onNotification);
     this.registrations.set(config.id, registration);
     return registration;
   }
@@ -429,7 +440,7 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /** Reads a resource by URI (needs `resources: true`). The library never fetches the URI itself. */
-  async readResource(serverId: string, uri: string, options: McpRequestOptions = {}): Promise<ReadResourceResult> {
+  async readResource(serverId: string, uri: string, options: McpRequestOptions & McpRelayOptions = {}): Promise<ReadResourceResult> {
     this.assertOpen();
     return readResource(this.registration(serverId), uri, options);
   }
@@ -453,7 +464,7 @@ export class McpToolProvider implements ToolProvider {
   }
 
   /** Gets a prompt with its arguments filled in. */
-  async getPrompt(serverId: string, name: string, args: Record<string, string> = {}, options: McpRequestOptions = {}): Promise<GetPromptResult> {
+  async getPrompt(serverId: string, name: string, args: Record<string, string> = {}, options: McpRequestOptions & McpRelayOptions = {}): Promise<GetPromptResult> {
     this.assertOpen();
     return getPrompt(this.registration(serverId), name, args, options);
   }
@@ -513,7 +524,7 @@ export class McpToolProvider implements ToolProvider {
    * overlap others only under the `parallel` policy. Throws `McpToolCallError` when the
    * call ends without a result.
    */
-  async callServerTool(serverId: string, remoteName: string, args: Record<string, unknown> = {}, options: ToolCallOptions = {}): Promise<CallToolResult> {
+  async callServerTool(serverId: string, remoteName: string, args: Record<string, unknown> = {}, options: McpServerCallOptions = {}): Promise<CallToolResult> {
     this.assertOpen();
     const registration = this.registration(serverId);
     const name = this.table.nameOf(serverId, remoteName);

@@ -18,7 +18,7 @@ import { CallGate, Mutex } from './locks.js';
 import type { McpLogger } from './logger.js';
 import type { McpLeftOutTools, McpServerState, McpServerStatus } from './config/policy.js';
 import { redactSecrets } from './config/redaction.js';
-import type { McpSession} from './session/session.js';
+import type { McpRelayedNotification, McpSession } from './session/session.js';
 import { type EraVerdict, openSession, type ServerMeta } from './session/session.js';
 
 /** Called with the URI of a subscribed resource that changed; read it again to see how. */
@@ -89,7 +89,9 @@ export class ServerRegistration {
     onClose: (): void => this.onSessionClosed(),
     onToolsChanged: (): void => {
       this.dirty = true;
+      this.onNotification?.(this.id, { method: 'notifications/tools/list_changed', params: {} });
     },
+    onRelayed: (notification: McpRelayedNotification): void => this.onNotification?.(this.id, notification),
     onResourceUpdated: (uri: string): void => this.notifyResourceUpdated(uri),
     onExpired: (session: McpSession): void => this.expire(session),
   };
@@ -109,6 +111,7 @@ export class ServerRegistration {
     store: McpCredentialStore,
     elicitation?: McpElicitationHandler,
     private readonly reconnectPolicy: ReconnectPolicy = { mode: 'lazy', onClosed: undefined },
+    private readonly onNotification?: (serverId: string, notification: McpRelayedNotification) => void,
   ) {
     this.elicitation = config.elicitation ? elicitation : undefined;
     const transport = config.transport;

@@ -7,7 +7,6 @@
  */
 import { waitBounded } from '../../core/wait.js';
 import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelcontextprotocol/client';
-import type { ToolCallOptions } from '../../core/tool.js';
 import { mayDeclareHeaders, McpCatalogError } from '../catalog/catalog.js';
 import { OperationSignal } from '../deadline.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from '../errors.js';
@@ -23,6 +22,7 @@ import { taskHandleOf, type TaskHandle } from '../session/tap.js';
 import { awaitTask, cancelTask, McpTaskError } from './tasks.js';
 import { McpResponseTooLargeError } from '../transport/bounded-fetch.js';
 import { McpMessageTooLargeError } from '../transport/stdio.js';
+import { type McpServerCallOptions, relays, relayParams } from './relay.js';
 
 export interface InvokeContext {
   table: RouteTable;
@@ -147,6 +147,7 @@ async function sendCall(
   target: InvokeTarget,
   args: Record<string, unknown>,
   call: CallState,
+  relay: McpServerCallOptions,
 ): Promise<CallToolResult> {
   const { remoteName } = target;
   const { timeouts } = registration.config;
@@ -155,7 +156,7 @@ async function sendCall(
   // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
   const interactive = registration.elicitation !== undefined && session.era === 'legacy';
   const asTask = wantsTask(registration, session, target.tool);
-  const direct = !asTask && registration.elicitation === undefined && canCallDirectly(target.tool, session.era);
+  const direct = !asTask && registration.elicitation === undefined && !relays(relay) && canCallDirectly(target.tool, session.era);
   // Worked out at each send: a resend after a scope step-up has only what is left.
   const send = () => {
     const remaining = Math.floor(deadlineAt - performance.now());
@@ -171,6 +172,7 @@ async function sendCall(
           name: remoteName,
           arguments: args,
           ...(asTask ? { task: { ttl: registration.config.tasks!.maxWaitMs } } : {}),
+          ...relayParams(relay),
         },
         {
           // With elicitation on, the SDK hands this signal to the prompts a round opens: it must
@@ -181,7 +183,8 @@ async function sendCall(
           // Server progress resets the per-request timeout, never the logical-call deadline.
           resetTimeoutOnProgress: true,
           maxTotalTimeout: remaining,
-          onprogress: ignoreProgress,
+          onprogress: relay.onProgress ?? ignoreProgress,
+          ...(relay.inputRequired === 'return' ? { allowInputRequired: true } : {}),
           ...(target.tool === undefined ? {} : { toolDefinition: target.tool }),
         },
       ),
@@ -231,7 +234,7 @@ export async function invokeTool(
   registration: ServerRegistration,
   target: InvokeTarget,
   args: Record<string, unknown>,
-  options: ToolCallOptions = {},
+  options: McpServerCallOptions = {},
 ): Promise<InvokeOutcome> {
   const { remoteName } = target;
   const { timeouts } = registration.config;
@@ -270,7 +273,7 @@ export async function invokeTool(
         } else {
           if (deadlineAt - performance.now() < 1) throw new DeadlineExceeded();
           dispatched = true;
-          return { result: await sendCall(context, registration, session, target, args, { deadlineAt, callerSignal, waitSignal }) };
+          return { result: await sendCall(context, registration, session, target, args, { deadlineAt, callerSignal, waitSignal }, options) };
         }
       } catch (error) {
         if (!isSessionExpired(error, session.transport.sessionId)) throw error;

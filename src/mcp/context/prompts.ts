@@ -5,6 +5,7 @@
  * names it.
  */
 import type { CompleteRequest, CompleteResult, GetPromptResult, Prompt } from '@modelcontextprotocol/client';
+import { type McpRelayOptions, relayRequestOptions, relayParams } from '../calls/relay.js';
 import type { ServerRegistration } from '../registration.js';
 import { isMethodNotFound, listAll, type McpRequestOptions, onSession } from './server-operations.js';
 
@@ -19,11 +20,11 @@ export async function getPrompt(
   registration: ServerRegistration,
   name: string,
   args: Record<string, string>,
-  options: McpRequestOptions,
+  options: McpRequestOptions & McpRelayOptions,
 ): Promise<GetPromptResult> {
   const { timeouts } = registration.config;
   return onSession(registration, `prompts/get ${JSON.stringify(name)}`, timeouts.callMs, options, (session, signal) =>
-    session.client.getPrompt({ name, arguments: args }, { signal, timeout: timeouts.requestMs }),
+    session.client.getPrompt({ name, arguments: args, ...relayParams(options) }, { signal, timeout: timeouts.requestMs, ...relayRequestOptions(options) }),
   );
 }
 

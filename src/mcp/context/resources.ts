@@ -7,6 +7,7 @@
 import type { ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
 import { McpFleetError } from '../errors.js';
 import type { McpResourceListener, ServerRegistration } from '../registration.js';
+import { type McpRelayOptions, relayRequestOptions, relayParams } from '../calls/relay.js';
 import { checkUri, listAll, type McpRequestOptions, McpOperationError, onSession } from './server-operations.js';
 
 export type { McpResourceListener } from '../registration.js';
@@ -39,12 +40,12 @@ export async function listResourceTemplates(registration: ServerRegistration, op
   );
 }
 
-export async function readResource(registration: ServerRegistration, uri: string, options: McpRequestOptions): Promise<ReadResourceResult> {
+export async function readResource(registration: ServerRegistration, uri: string, options: McpRequestOptions & McpRelayOptions): Promise<ReadResourceResult> {
   requireResources(registration);
   checkUri(registration, uri, 'resources/read');
   const { timeouts } = registration.config;
   return onSession(registration, `resources/read ${uri}`, timeouts.callMs, options, (session, signal) =>
-    session.client.readResource({ uri }, { signal, timeout: timeouts.requestMs, cacheMode: 'bypass' }),
+    session.client.readResource({ uri, ...relayParams(options) }, { signal, timeout: timeouts.requestMs, cacheMode: 'bypass', ...relayRequestOptions(options) }),
   );
 }
 

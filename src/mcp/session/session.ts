@@ -58,6 +58,8 @@ export interface OpenSessionOptions {
   onToolsChanged?: () => void;
   /** Called with the URI of every `notifications/resources/updated` the server sends. */
   onResourceUpdated?: (uri: string) => void;
+  /** Called for the server's prompt and resource list changes and its log messages. */
+  onRelayed?: (notification: McpRelayedNotification) => void;
   /**
    * Called once when a Streamable HTTP server answers 404 to anything sent with the
    * session's id (a call, a notification, the GET stream): it forgot the session.
@@ -73,6 +75,15 @@ export interface OpenSessionOptions {
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What this host tells a server it can do: elicitation and tasks only when opted in; never sampling, roots or logging. */
+/** The server notifications a relay (the gateway) hears besides tool list changes. */
+const RELAYED_NOTIFICATIONS = ['notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/message'] as const;
+
+/** A server notification passed on to whoever relays the server (`McpToolProviderOptions.onNotification`). */
+export interface McpRelayedNotification {
+  method: (typeof RELAYED_NOTIFICATIONS)[number] | 'notifications/tools/list_changed';
+  params: Record<string, unknown>;
+}
+
 function clientCapabilities(config: ResolvedServerConfig, elicitation: McpElicitationHandler | undefined): ClientCapabilities {
   return {
     ...(elicitation === undefined ? {} : { elicitation: elicitationCapability(elicitation) }),
@@ -421,6 +432,12 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   };
   // Heard from the first resource subscription on (see `subscribeResource`): most sessions never make one.
   session.onResourceUpdated = options.onResourceUpdated;
+  const onRelayed = options.onRelayed;
+  if (onRelayed !== undefined) {
+    for (const method of RELAYED_NOTIFICATIONS) {
+      client.setNotificationHandler(method, (notification) => onRelayed({ method, params: notification.params ?? {} }));
+    }
+  }
   if (options.onToolsChanged !== undefined) {
     const onChanged = options.onToolsChanged;
     client.setNotificationHandler('notifications/tools/list_changed', () => onChanged());

@@ -1,0 +1,207 @@
+/**
+ * `McpGateway`: a fleet (or any provider) served as one MCP server, to clients of both
+ * protocol eras, over Streamable HTTP and stdio. It owns the published names, the
+ * connections' server instances, and what must reach connected clients: list changes
+ * and the servers' log messages. The SDK's server packages own the protocol.
+ */
+import { type LoggingLevel, type McpServerFactory, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { silentLogger, type McpLogger } from '../mcp/logger.js';
+import type { McpRelayedNotification } from '../mcp/session/session.js';
+import { CLIENT_INFO } from '../mcp/session/session.js';
+import { GatewayCatalog } from './catalog.js';
+import { McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import { type GatewayState, installHandlers, releaseConnection } from './handlers.js';
+import { relayedLog } from './logs.js';
+import type { GatewayNaming } from './names.js';
+import type { McpGatewayUpstream } from './upstream.js';
+
+export interface McpGatewayOptions {
+  /** `auto` (default): a server's own names while unique; `prefixed`: `<server>_<name>` always. */
+  names?: GatewayNaming;
+  /** Where the gateway logs. Default: silent. */
+  logger?: McpLogger;
+  /** Who the gateway says it is. Default `{ name: 'mcp-fleet', version: <package> }`. */
+  serverInfo?: { name: string; version: string; title?: string };
+  /** Instructions sent to clients at `initialize` / `server/discover`. Default: none. */
+  instructions?: string;
+  /** Bounds of the HTTP endpoint (body size, sessions). */
+  endpoint?: McpEndpointOptions;
+}
+
+export class McpGateway {
+  readonly catalog: GatewayCatalog;
+  private readonly state: GatewayState;
+  private readonly logger: McpLogger;
+  /** Instances pinned to a connection (2025 sessions, stdio), which hear pushed notifications. */
+  private readonly connections = new Set<Server>();
+  private readonly endpoints = new Set<McpEndpoint>();
+  private readonly stdio = new Set<{ close(): Promise<void> }>();
+  private pending: Set<'tools' | 'prompts' | 'resources'> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly upstream: McpGatewayUpstream,
+    private readonly options: McpGatewayOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.catalog = new GatewayCatalog(upstream, options.names ?? 'auto', this.logger);
+    this.state = {
+      upstream,
+      catalog: this.catalog,
+      logger: this.logger,
+      inflight: new Map(),
+      logLevels: new WeakMap(),
+      subscriptions: new WeakMap(),
+      draining: false,
+    };
+  }
+
+  /** The server factory the SDK's serving entries call: one instance per connection or per 2026-07-28 request. */
+  readonly factory: McpServerFactory = (context) => {
+    const info = this.options.serverInfo ?? { name: CLIENT_INFO.name, version: CLIENT_INFO.version };
+    const server = new Server(info, {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        completions: {},
+        logging: {},
+      },
+      ...(this.options.instructions === undefined ? {} : { instructions: this.options.instructions }),
+    });
+    installHandlers(server, this.state);
+    // A 2026-07-28 HTTP request's instance lives for that request; the others for their connection.
+    if (context.era === 'legacy' || context.requestInfo === undefined) {
+      this.connections.add(server);
+      server.onclose = () => {
+        this.connections.delete(server);
+        void releaseConnection(server, this.state);
+      };
+    }
+    return server;
+  };
+
+  /** A new HTTP endpoint serving this gateway (mount it with `listenHttp`, or call `fetch` yourself). */
+  endpoint(options: McpEndpointOptions = this.options.endpoint ?? {}): McpEndpoint {
+    const endpoint = new McpEndpoint(this.factory, { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway endpoint error'), ...options });
+    this.endpoints.add(endpoint);
+    return endpoint;
+  }
+
+  /** Serves the gateway on this process's stdin and stdout, for a client that launched it. */
+  serveStdio(): { close(): Promise<void> } {
+    const handle = serveStdio(this.factory, { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway stdio error') });
+    this.stdio.add(handle);
+    return handle;
+  }
+
+  /** Calls in flight now, across every connection. */
+  get callsInFlight(): number {
+    let count = 0;
+    for (const calls of this.state.inflight.values()) count += calls.size;
+    return count;
+  }
+
+  /**
+   * What a server announced, passed on: a list change reaches every connected client (the
+   * server's catalog is listed again first); a log message goes to the call it belongs to.
+   */
+  relay(serverId: string, notification: McpRelayedNotification): void {
+    switch (notification.method) {
+      case 'notifications/tools/list_changed':
+        void (this.upstream.refreshServer?.(serverId) ?? Promise.resolve())
+          .catch((error: unknown) => this.logger.warn({ serverId, error: String(error) }, 'gateway: refreshing tools failed'))
+          .then(() => this.changed('tools'));
+        return;
+      case 'notifications/prompts/list_changed':
+        this.catalog.invalidate(serverId, 'prompts');
+        this.changed('prompts');
+        return;
+      case 'notifications/resources/list_changed':
+        this.catalog.invalidate(serverId, 'resources');
+        this.changed('resources');
+        return;
+      case 'notifications/message':
+        this.relayLog(serverId, notification.params);
+        return;
+    }
+  }
+
+  /** A server started, stopped, crashed or was restarted: what it offers may have changed. */
+  serverChanged(serverId: string): void {
+    this.catalog.invalidate(serverId);
+    this.changed('tools');
+    this.changed('prompts');
+    this.changed('resources');
+  }
+
+  /** Tells every connected client that a list changed; changes in one turn of the event loop go out once. */
+  changed(kind: 'tools' | 'prompts' | 'resources'): void {
+    if (this.closed) return;
+    if (this.pending === undefined) {
+      this.pending = new Set();
+      setImmediate(() => this.flush());
+    }
+    this.pending.add(kind);
+  }
+
+  private flush(): void {
+    const kinds = this.pending ?? new Set();
+    this.pending = undefined;
+    for (const kind of kinds) {
+      for (const endpoint of this.endpoints) {
+        if (kind === 'tools') endpoint.notify.toolsChanged();
+        else if (kind === 'prompts') endpoint.notify.promptsChanged();
+        else endpoint.notify.resourcesChanged();
+      }
+      for (const server of this.connections) {
+        const sent = kind === 'tools' ? server.sendToolListChanged() : kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
+        void Promise.resolve(sent).catch(() => {});
+      }
+    }
+  }
+
+  private relayLog(serverId: string, params: Record<string, unknown>): void {
+    const calls = this.state.inflight.get(serverId);
+    // Only one call in flight: the message is that call's, sent on its stream.
+    const only: ServerContext | undefined = calls?.size === 1 ? [...calls][0] : undefined;
+    const message = relayedLog(serverId, params);
+    if (only !== undefined) {
+      void only.mcpReq.notify({ method: 'notifications/message', params: message }).catch(() => {});
+      return;
+    }
+    for (const server of this.connections) {
+      const level = this.state.logLevels.get(server);
+      if (level !== undefined && !atLeast(message.level, level)) continue;
+      void server.sendLoggingMessage(message).catch(() => {});
+    }
+  }
+
+  /**
+   * Lets the calls in flight finish, for at most `drainMs`, refusing new ones (as a
+   * tool-level error saying the tool did not run). Resolves with how many were still
+   * running when the time was up.
+   */
+  async drain(drainMs: number): Promise<number> {
+    this.state.draining = true;
+    const until = Date.now() + drainMs;
+    while (this.callsInFlight > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, Math.min(25, until - Date.now())));
+    return this.callsInFlight;
+  }
+
+  /** Stops serving: ends every session and stream (new requests get 503). The fleet is the caller's to stop. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.endpoints].map((endpoint) => endpoint.close()));
+    await Promise.all([...this.stdio].map((handle) => handle.close().catch(() => {})));
+    await Promise.all([...this.connections].map((server) => server.close().catch(() => {})));
+  }
+}
+
+const SEVERITY: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+function atLeast(level: LoggingLevel, minimum: LoggingLevel): boolean {
+  return SEVERITY.indexOf(level) >= SEVERITY.indexOf(minimum);
+}

@@ -1,0 +1,169 @@
+/**
+ * The gateway's request handlers, installed on every server instance the SDK asks the
+ * gateway for (one per 2025 session or stdio connection, one per 2026-07-28 request):
+ * each looks up where a published name goes and relays the request there, in that
+ * server's own era, through the fleet.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { errorMessage, McpFleetError } from '../mcp/errors.js';
+import type { McpLogger } from '../mcp/logger.js';
+import type { GatewayCatalog } from './catalog.js';
+import { callerLogLevel } from './logs.js';
+import { framed, isInputRequired, relayOptions } from './relay-context.js';
+import type { McpGatewayUpstream } from './upstream.js';
+
+/** What the handlers share with the gateway. */
+export interface GatewayState {
+  upstream: McpGatewayUpstream;
+  catalog: GatewayCatalog;
+  logger: McpLogger;
+  /** Calls in flight per server: a server's log messages go to the call they belong to when it is the only one. */
+  inflight: Map<string, Set<ServerContext>>;
+  /** The level a 2025 session asked for with `logging/setLevel`. */
+  logLevels: WeakMap<Server, LoggingLevel>;
+  /** Resource subscriptions of a connection, by published URI (ended with it). */
+  subscriptions: WeakMap<Server, Map<string, () => Promise<void>>>;
+  /** Set once shutdown begins: calls in flight finish, new ones are refused. */
+  draining: boolean;
+}
+
+/** The error a client reads for an upstream failure: the server's own JSON-RPC error when it sent one. */
+function relayedError(error: unknown): Error {
+  const cause = error instanceof McpFleetError ? error.cause : error;
+  if (cause instanceof Error && typeof (cause as { code?: unknown }).code === 'number' && cause.constructor.name === 'ProtocolError') {
+    const protocol = cause as Error & { code: number; data?: unknown };
+    return new ProtocolError(protocol.code, protocol.message, protocol.data);
+  }
+  return new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
+}
+
+function track(state: GatewayState, serverId: string, ctx: ServerContext): () => void {
+  let calls = state.inflight.get(serverId);
+  if (calls === undefined) state.inflight.set(serverId, (calls = new Set()));
+  calls.add(ctx);
+  return () => {
+    calls.delete(ctx);
+    if (calls.size === 0) state.inflight.delete(serverId);
+  };
+}
+
+export function installHandlers(server: Server, state: GatewayState): void {
+  const { upstream, catalog } = state;
+
+  server.setRequestHandler('tools/list', () => ({ tools: catalog.tools() }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const name = request.params.name;
+    const route = catalog.toolRoute(name);
+    if (route === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
+    const done = track(state, route.serverId, ctx);
+    try {
+      const result = await upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, {
+        signal: ctx.mcpReq.signal,
+        ...relayOptions(server, ctx, callerLogLevel(ctx, state.logLevels.get(server))),
+      });
+      if (isInputRequired(result)) return result;
+      return server.projectCallToolResult(framed(result), route.tool.outputSchema);
+    } catch (error) {
+      if (ctx.mcpReq.signal.aborted) throw error;
+      // A call that ended without a result is the model's to read, as a tool-level error.
+      return { content: [{ type: 'text', text: errorMessage(error) }], isError: true } satisfies CallToolResult;
+    } finally {
+      done();
+    }
+  });
+
+  server.setRequestHandler('prompts/list', async (_request, ctx) => ({ prompts: await catalog.prompts(ctx.mcpReq.signal) }));
+
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const route = catalog.promptRoute(request.params.name) ?? (await catalog.prompts(ctx.mcpReq.signal), catalog.promptRoute(request.params.name));
+    if (route === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+    try {
+      const result = await upstream.getPrompt(route.serverId, route.name, request.params.arguments ?? {}, {
+        signal: ctx.mcpReq.signal,
+        ...relayOptions(server, ctx, callerLogLevel(ctx, state.logLevels.get(server))),
+      });
+      return (isInputRequired(result) ? result : framed(result));
+    } catch (error) {
+      throw relayedError(error);
+    }
+  });
+
+  server.setRequestHandler('resources/list', async (_request, ctx) => ({ resources: await catalog.resources(ctx.mcpReq.signal) }));
+  server.setRequestHandler('resources/templates/list', async (_request, ctx) => ({ resourceTemplates: await catalog.templates(ctx.mcpReq.signal) }));
+
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const uri = request.params.uri;
+    const route = await catalog.resourceRoute(uri, ctx.mcpReq.signal);
+    if (route === undefined) throw new ProtocolError(-32602, `Resource not found: ${uri}`, { uri });
+    try {
+      const result = await upstream.readResource(route.serverId, route.uri, { signal: ctx.mcpReq.signal, ...relayOptions(server, ctx, callerLogLevel(ctx, state.logLevels.get(server))) });
+      if (isInputRequired(result)) return result;
+      // A URI the gateway renamed is read under the name the client used.
+      const contents = route.uri === uri ? result.contents : result.contents.map((content) => (content.uri === route.uri ? { ...content, uri } : content));
+      return { ...framed(result), contents };
+    } catch (error) {
+      throw relayedError(error);
+    }
+  });
+
+  server.setRequestHandler('resources/subscribe', async (request, ctx) => {
+    const uri = request.params.uri;
+    const route = await catalog.resourceRoute(uri, ctx.mcpReq.signal);
+    if (route === undefined) throw new ProtocolError(-32602, `Resource not found: ${uri}`, { uri });
+    let held = state.subscriptions.get(server);
+    if (held === undefined) state.subscriptions.set(server, (held = new Map<string, () => Promise<void>>()));
+    if (!held.has(uri)) {
+      const listener = (): void => void server.sendResourceUpdated({ uri }).catch(() => {});
+      try {
+        await upstream.subscribeResource(route.serverId, route.uri, listener, { signal: ctx.mcpReq.signal });
+      } catch (error) {
+        throw relayedError(error);
+      }
+      held.set(uri, () => upstream.unsubscribeResource(route.serverId, route.uri, listener).then(() => undefined));
+    }
+    return {};
+  });
+
+  server.setRequestHandler('resources/unsubscribe', async (request) => {
+    const held = state.subscriptions.get(server);
+    const end = held?.get(request.params.uri);
+    if (end !== undefined) {
+      held!.delete(request.params.uri);
+      await end().catch(() => {});
+    }
+    return {};
+  });
+
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const { ref, argument, context } = request.params;
+    const prompt = ref.type === 'ref/prompt' ? catalog.promptRoute(ref.name) : undefined;
+    const target = ref.type === 'ref/prompt' ? prompt : await catalog.templateOwner(ref.uri, ctx.mcpReq.signal);
+    if (target === undefined) return { completion: { values: [] } };
+    const upstreamRef = prompt === undefined ? ref : { type: 'ref/prompt' as const, name: prompt.name };
+    try {
+      const completion = await upstream.complete(target.serverId, upstreamRef, argument, {
+        signal: ctx.mcpReq.signal,
+        ...(context?.arguments === undefined ? {} : { context: context.arguments }),
+      });
+      return { completion };
+    } catch (error) {
+      throw relayedError(error);
+    }
+  });
+
+  server.setRequestHandler('logging/setLevel', (request) => {
+    state.logLevels.set(server, request.params.level);
+    return {};
+  });
+}
+
+/** Ends what a connection held upstream (its resource subscriptions). */
+export async function releaseConnection(server: Server, state: GatewayState): Promise<void> {
+  const held = state.subscriptions.get(server);
+  state.subscriptions.delete(server);
+  await Promise.all([...(held?.values() ?? [])].map((end) => end().catch(() => {})));
+}
+

@@ -1,0 +1,109 @@
+/**
+ * The gateway on a port: its MCP endpoint at one path, `/healthz` and `/readyz`, Host and
+ * Origin checked on every request, and a bearer token required when it is configured
+ * (always, off loopback). Health answers carry states, never configuration or secrets.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
+import { McpConfigError } from '../mcp/errors.js';
+import { ENDPOINT_DEFAULTS, type McpEndpointOptions } from './endpoint.js';
+import type { McpGateway } from './gateway.js';
+import { jsonRpcErrorBody } from './http-answers.js';
+import { type HttpListener, type HttpRouteResult, listenHttp } from './http-listener.js';
+
+/** One server's readiness as `/readyz` reports it. */
+export interface McpGatewayServerHealth {
+  id: string;
+  state: string;
+  /** Whether the gateway is not ready without it. */
+  required: boolean;
+}
+
+export interface McpGatewayHttpOptions {
+  /** Interface to bind. Default `127.0.0.1`; any other needs `token`. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 8808. */
+  port?: number;
+  /** Path of the MCP endpoint. Default `/mcp`. */
+  path?: string;
+  /** Bearer token every MCP request must carry (compared in constant time). Default: none (loopback only). */
+  token?: string;
+  /** More hostnames a `Host` or `Origin` header may name, besides the loopback names. Default: none. */
+  allowedHostnames?: string[];
+  /** Per-server states for `/readyz`. Default: ready whenever the process answers. */
+  health?: () => McpGatewayServerHealth[];
+  /** Bounds of the endpoint. */
+  endpoint?: McpEndpointOptions;
+}
+
+export interface McpGatewayHttp {
+  /** The MCP endpoint's URL, e.g. `http://127.0.0.1:8808/mcp`. */
+  url: string;
+  listener: HttpListener;
+  /** Stops listening and ends every connection (the gateway's sessions end with `gateway.close()`). */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Whether `authorization` carries the token: hashed first, so the comparison takes the same time whatever was sent. */
+function bearerMatches(authorization: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+}
+
+export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayHttpOptions = {}): Promise<McpGatewayHttp> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  if (!LOOPBACK.has(host) && options.token === undefined) {
+    throw new McpConfigError(`The gateway would listen on ${host}, beyond this machine, without a token: give one (--token-file or MCP_FLEET_GATEWAY_TOKEN), or bind 127.0.0.1.`, {
+      field: 'host',
+    });
+  }
+  const expected = options.token === undefined ? undefined : digest(options.token);
+  const endpoint = gateway.endpoint(options.endpoint);
+  const maxRequestBodyBytes = options.endpoint?.maxRequestBodyBytes ?? ENDPOINT_DEFAULTS.maxRequestBodyBytes;
+  const extra = options.allowedHostnames ?? [];
+  const bound = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? [] : [host.includes(':') ? `[${host}]` : host];
+
+  const route = (request: IncomingMessage, url: URL): HttpRouteResult => {
+    if (url.pathname === '/healthz') return { kind: 'response', status: 200, body: JSON.stringify({ status: 'ok' }) };
+    if (url.pathname === '/readyz') {
+      const servers = options.health?.() ?? [];
+      const ready = servers.every((server) => !server.required || server.state === 'running');
+      return { kind: 'response', status: ready ? 200 : 503, body: JSON.stringify({ status: ready ? 'ready' : 'not_ready', servers }) };
+    }
+    if (url.pathname !== path) return { kind: 'response', status: 404, body: jsonRpcErrorBody(-32601, `Not found: the MCP endpoint is ${path}`) };
+    if (expected !== undefined && !bearerMatches(request.headers.authorization, expected)) {
+      return {
+        kind: 'response',
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer realm="mcp-fleet"' },
+        body: jsonRpcErrorBody(-32001, 'Unauthorized: send the gateway token as "Authorization: Bearer <token>"'),
+      };
+    }
+    return { kind: 'mcp', handler: endpoint };
+  };
+
+  const listener = await listenHttp({
+    host,
+    port: options.port ?? 8808,
+    allowedHostnames: [...localhostAllowedHostnames(), ...bound, ...extra],
+    allowedOriginHostnames: [...localhostAllowedOrigins(), ...bound, ...extra],
+    maxRequestBodyBytes,
+    route,
+  });
+  return {
+    url: `${listener.origin}${path}`,
+    listener,
+    close: async () => {
+      await endpoint.close();
+      await listener.close();
+    },
+  };
+}

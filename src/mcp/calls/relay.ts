@@ -1,0 +1,66 @@
+/**
+ * Options for relaying a call on behalf of another MCP client (the gateway): the
+ * caller's progress, and `input_required` rounds handed back rather than fulfilled, so
+ * the client that made the call answers them, and resumed with its answers.
+ */
+import type { ToolCallOptions } from '../../core/tool.js';
+
+/** One progress update of a call, as the server sent it. */
+export interface McpProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** The answers to an `input_required` round, sent with the retried request (SEP-2322). */
+export interface McpInputResume {
+  inputResponses?: Record<string, unknown>;
+  /** Echoed byte for byte, as the server sent it. */
+  requestState?: string;
+}
+
+/** What relaying adds to a request's options. */
+export interface McpRelayOptions {
+  /** Receives the server's progress updates for this request. Default: none (progress still resets the request timeout). */
+  onProgress?: (update: McpProgressUpdate) => void;
+  /**
+   * `return` hands an `input_required` result back to the caller (`resultType:
+   * 'input_required'`, `inputRequests`, `requestState`) instead of fulfilling it through
+   * the provider's handlers. Default `fulfil`.
+   */
+  inputRequired?: 'fulfil' | 'return';
+  /** Resumes a request whose earlier round returned `input_required`. */
+  resume?: McpInputResume;
+  /**
+   * `_meta` keys sent with the request, over the ones the client attaches itself (on
+   * 2026-07-28, `io.modelcontextprotocol/clientCapabilities` here is what the server
+   * checks an input request against). Default: none.
+   */
+  meta?: Record<string, unknown>;
+}
+
+/** Options of `callServerTool`. */
+export type McpServerCallOptions = ToolCallOptions & McpRelayOptions;
+
+/** Whether a request relays anything, so it must take the full SDK path. */
+export function relays(options: McpRelayOptions): boolean {
+  return options.onProgress !== undefined || options.inputRequired === 'return' || options.resume !== undefined || options.meta !== undefined;
+}
+
+/** The request params a relay adds: a resume's answers and state, and `_meta`. */
+export function relayParams(options: McpRelayOptions): Record<string, unknown> {
+  const { resume, meta } = options;
+  return {
+    ...(resume?.inputResponses === undefined ? {} : { inputResponses: resume.inputResponses }),
+    ...(resume?.requestState === undefined ? {} : { requestState: resume.requestState }),
+    ...(meta === undefined ? {} : { _meta: meta }),
+  };
+}
+
+/** The SDK request options a relay adds (progress, `input_required` handed back). */
+export function relayRequestOptions(options: McpRelayOptions): { onprogress?: (update: McpProgressUpdate) => void; allowInputRequired?: true } {
+  return {
+    ...(options.onProgress === undefined ? {} : { onprogress: options.onProgress }),
+    ...(options.inputRequired === 'return' ? { allowInputRequired: true as const } : {}),
+  };
+}
