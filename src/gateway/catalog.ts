@@ -150,8 +150,9 @@ export class GatewayCatalog {
     for (const { serverId, items } of templates) {
       if (items.some((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)) return { serverId, uri };
     }
+    // A URI nobody listed: the one server that offers resources at all may still know it.
     const resources = await this.gather('resources', (serverId) => this.upstream.listResources(serverId, { signal }));
-    const withResources = resources.filter(({ serverId, items }) => items.length > 0 || templates.some((entry) => entry.serverId === serverId && entry.items.length > 0));
-    return withResources.length === 1 ? { serverId: withResources[0]!.serverId, uri } : undefined;
+    const offering = new Set([...resources, ...templates].filter(({ items }) => items.length > 0).map(({ serverId }) => serverId));
+    return offering.size === 1 ? { serverId: [...offering][0]!, uri } : undefined;
   }
 }

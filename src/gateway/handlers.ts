@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { errorMessage, McpFleetError } from '../mcp/errors.js';
 import type { McpLogger } from '../mcp/logger.js';
+import { isProtocolError } from '../mcp/session/errors-sdk.js';
 import type { GatewayCatalog } from './catalog.js';
 import { callerLogLevel } from './logs.js';
 import { framed, isInputRequired, relayOptions } from './relay-context.js';
@@ -31,10 +32,7 @@ export interface GatewayState {
 /** The error a client reads for an upstream failure: the server's own JSON-RPC error when it sent one. */
 function relayedError(error: unknown): Error {
   const cause = error instanceof McpFleetError ? error.cause : error;
-  if (cause instanceof Error && typeof (cause as { code?: unknown }).code === 'number' && cause.constructor.name === 'ProtocolError') {
-    const protocol = cause as Error & { code: number; data?: unknown };
-    return new ProtocolError(protocol.code, protocol.message, protocol.data);
-  }
+  if (isProtocolError(cause)) return new ProtocolError(Number(cause.code), cause.message, cause.data);
   return new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
 }
 
