@@ -11,6 +11,9 @@ HARNESS_SCRIPT=run-server-suite.sh
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 FIXTURE='node --import tsx test/fixtures/conformance-server.ts'
+# The gateway fronting the fixture: gateway.mcp.json names one HTTP server at
+# ${MCP_UPSTREAM_URL}, the URL the harness gives it.
+GATEWAY='node --import tsx src/cli/main.ts serve --http --port "$PORT" --no-watch --config conformance/gateway.mcp.json'
 EXTRA=("$@")
 FAILED=()
 
@@ -29,6 +32,7 @@ run_suite() { # label, then the harness arguments of this pass
 # Commands run from the repository root, where `tsx` resolves.
 cd "$REPO"
 run_suite "fixture server" --no-upstream -- "$FIXTURE"
+run_suite "gateway" --upstream-cmd "$FIXTURE" -- "$GATEWAY"
 
 if [ "${#FAILED[@]}" -gt 0 ]; then
   echo "conformance (server): failed: ${FAILED[*]}" >&2

@@ -4,7 +4,7 @@
  * connections' server instances, and what must reach connected clients: list changes
  * and the servers' log messages. The SDK's server packages own the protocol.
  */
-import { type LoggingLevel, type McpServerFactory, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type LoggingLevel, type McpServerFactory, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { silentLogger, type McpLogger } from '../mcp/logger.js';
 import type { McpRelayedNotification } from '../mcp/session/session.js';
@@ -165,10 +165,14 @@ export class McpGateway {
   private relayLog(serverId: string, params: Record<string, unknown>): void {
     const calls = this.state.inflight.get(serverId);
     // Only one call in flight: the message is that call's, sent on its stream.
-    const only: ServerContext | undefined = calls?.size === 1 ? [...calls][0] : undefined;
+    const only = calls?.size === 1 ? [...calls][0] : undefined;
     const message = relayedLog(serverId, params);
     if (only !== undefined) {
-      void only.mcpReq.notify({ method: 'notifications/message', params: message }).catch(() => {});
+      const [call, level] = only;
+      // A caller that asked for no log level hears none (2026-07-28), nor anything below the one it asked for.
+      if (level !== undefined && atLeast(message.level, level as LoggingLevel)) {
+        void call.mcpReq.notify({ method: 'notifications/message', params: message }).catch(() => {});
+      }
       return;
     }
     for (const server of this.connections) {

@@ -19,8 +19,11 @@ export interface GatewayState {
   upstream: McpGatewayUpstream;
   catalog: GatewayCatalog;
   logger: McpLogger;
-  /** Calls in flight per server: a server's log messages go to the call they belong to when it is the only one. */
-  inflight: Map<string, Set<ServerContext>>;
+  /**
+   * Calls in flight per server, each with the log level its caller asked for (`undefined`:
+   * none): a server's log messages go to the call they belong to when it is the only one.
+   */
+  inflight: Map<string, Map<ServerContext, string | undefined>>;
   /** The level a 2025 session asked for with `logging/setLevel`. */
   logLevels: WeakMap<Server, LoggingLevel>;
   /** Resource subscriptions of a connection, by published URI (ended with it). */
@@ -36,10 +39,10 @@ function relayedError(error: unknown): Error {
   return new ProtocolError(ProtocolErrorCode.InternalError, errorMessage(error));
 }
 
-function track(state: GatewayState, serverId: string, ctx: ServerContext): () => void {
+function track(state: GatewayState, serverId: string, ctx: ServerContext, level: string | undefined): () => void {
   let calls = state.inflight.get(serverId);
-  if (calls === undefined) state.inflight.set(serverId, (calls = new Set()));
-  calls.add(ctx);
+  if (calls === undefined) state.inflight.set(serverId, (calls = new Map<ServerContext, string | undefined>()));
+  calls.set(ctx, level);
   return () => {
     calls.delete(ctx);
     if (calls.size === 0) state.inflight.delete(serverId);
@@ -56,16 +59,19 @@ export function installHandlers(server: Server, state: GatewayState): void {
     const route = catalog.toolRoute(name);
     if (route === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
-    const done = track(state, route.serverId, ctx);
+    const level = callerLogLevel(ctx, state.logLevels.get(server));
+    const done = track(state, route.serverId, ctx, level);
     try {
       const result = await upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, {
         signal: ctx.mcpReq.signal,
-        ...relayOptions(server, ctx, callerLogLevel(ctx, state.logLevels.get(server))),
+        ...relayOptions(server, ctx, level),
       });
       if (isInputRequired(result)) return result;
       return server.projectCallToolResult(framed(result), route.tool.outputSchema);
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) throw error;
+      // The server refused the request itself (a capability the caller lacks, a state that fails its check): its error, as it sent it.
+      if (isProtocolError((error as { cause?: unknown }).cause)) throw relayedError(error);
       // A call that ended without a result is the model's to read, as a tool-level error.
       return { content: [{ type: 'text', text: errorMessage(error) }], isError: true } satisfies CallToolResult;
     } finally {

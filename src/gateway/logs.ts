@@ -4,6 +4,7 @@
  * hears everything until it calls `logging/setLevel`).
  */
 import { LOG_LEVEL_META_KEY, type LoggingLevel, PROTOCOL_VERSION_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
+import { requestMeta } from './relay-context.js';
 
 const LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -16,8 +17,8 @@ export function relayedLog(serverId: string, params: Record<string, unknown>): {
 
 /** The log level to ask a server for on behalf of this caller, or `undefined` for none. */
 export function callerLogLevel(ctx: ServerContext, sessionLevel: LoggingLevel | undefined): string | undefined {
-  const meta = ctx.mcpReq._meta;
-  if (meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) return meta[LOG_LEVEL_META_KEY] as string | undefined;
+  const meta = requestMeta(ctx);
+  if (meta[PROTOCOL_VERSION_META_KEY] !== undefined) return meta[LOG_LEVEL_META_KEY] as string | undefined;
   return sessionLevel ?? 'debug';
 }
 

@@ -7,10 +7,18 @@
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpProgressUpdate, McpRelayOptions } from '../mcp/calls/relay.js';
 
+/**
+ * A request's `_meta` as its client sent it: the SDK lifts the reserved 2026-07-28 keys
+ * (protocol version, client info and capabilities, log level) out into `envelope`.
+ */
+export function requestMeta(ctx: ServerContext): Record<string, unknown> {
+  return { ...ctx.mcpReq._meta, ...(ctx.mcpReq.envelope as Record<string, unknown> | undefined) };
+}
+
 /** The client capabilities of the caller, in either era. */
 export function callerCapabilities(server: Server, ctx: ServerContext): Record<string, unknown> {
   // On 2026-07-28 every request carries them in `_meta`; a 2025 session declared them at `initialize`.
-  const declared = (ctx.mcpReq._meta)?.[CLIENT_CAPABILITIES_META_KEY];
+  const declared = requestMeta(ctx)[CLIENT_CAPABILITIES_META_KEY];
   return (declared ?? server.getClientCapabilities() ?? {}) as Record<string, unknown>;
 }
 

@@ -86,13 +86,16 @@ export interface McpToolOrigin {
 /** Options of the per-server operations. */
 export type McpOperationOptions = McpRequestOptions;
 
-/** An application-side tool call that ended without a result. `reason` is the failure code (`timeout`, ...). */
+/**
+ * An application-side tool call that ended without a result. `reason` is the failure code
+ * (`timeout`, ...); `cause` is the server's own JSON-RPC error when it answered with one.
+ */
 export class McpToolCallError extends McpFleetError {
   readonly tool: string;
   readonly reason: string;
 
-  constructor(serverId: string, tool: string, reason: string, message: string) {
-    super('tool_call_failed', message, { serverId });
+  constructor(serverId: string, tool: string, reason: string, message: string, serverError?: unknown) {
+    super('tool_call_failed', message, { serverId, cause: serverError });
     this.tool = tool;
     this.reason = reason;
   }
@@ -537,7 +540,7 @@ export class McpToolProvider implements ToolProvider {
       options,
     );
     if ('result' in outcome) return outcome.result;
-    throw new McpToolCallError(serverId, remoteName, outcome.failure.code, outcome.failure.message);
+    throw new McpToolCallError(serverId, remoteName, outcome.failure.code, outcome.failure.message, outcome.failure.serverError);
   }
 
   /** Ids of the registered servers, sorted. */

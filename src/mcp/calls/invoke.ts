@@ -6,11 +6,11 @@
  * never replayed after a transport failure.
  */
 import { waitBounded } from '../../core/wait.js';
-import { type CallToolResult, InsufficientScopeError, type Tool } from '@modelcontextprotocol/client';
+import { type CallToolResult, InsufficientScopeError, ProtocolError, type Tool } from '@modelcontextprotocol/client';
 import { mayDeclareHeaders, McpCatalogError } from '../catalog/catalog.js';
 import { OperationSignal } from '../deadline.js';
 import { errorMessage, McpAuthorizationRequired, McpServerRemovedError, McpServerUnavailableError } from '../errors.js';
-import { isAuthorizationError, isDisconnectError, isSessionExpired, isTimeoutError } from '../session/errors-sdk.js';
+import { isAuthorizationError, isDisconnectError, isProtocolError, isSessionExpired, isTimeoutError } from '../session/errors-sdk.js';
 import { type McpLogger, silentLogger } from '../logger.js';
 import { redactSecrets } from '../config/redaction.js';
 import { refreshServers } from '../catalog/refresh.js';
@@ -44,6 +44,8 @@ export interface InvokeTarget {
 export interface InvokeFailure {
   code: string;
   message: string;
+  /** The server's own JSON-RPC error, when it answered the call with one (a gateway relays it as it came). */
+  serverError?: unknown;
 }
 
 export type InvokeOutcome = { result: CallToolResult } | { failure: InvokeFailure };
@@ -354,5 +356,10 @@ function describeFailure(
     };
   }
   const message = redactSecrets(errorMessage(error), registration.config);
-  return { code: 'call_failed', message: `MCP tool "${remoteName}" on server "${serverId}" failed: ${message}` };
+  return {
+    code: 'call_failed',
+    message: `MCP tool "${remoteName}" on server "${serverId}" failed: ${message}`,
+    // Its message redacted like ours; its code and data as the server sent them.
+    ...(isProtocolError(error) ? { serverError: new ProtocolError(error.code, redactSecrets(error.message, registration.config), error.data) } : {}),
+  };
 }

@@ -47,13 +47,21 @@ export function relays(options: McpRelayOptions): boolean {
   return options.onProgress !== undefined || options.inputRequired === 'return' || options.resume !== undefined || options.meta !== undefined;
 }
 
+/**
+ * Marks a `tools/call` whose `input_required` goes back to its caller, whatever it asks
+ * for: the session's tap, which otherwise turns a round this host cannot answer into a
+ * tool error, reads the mark and takes it out before the request is sent.
+ */
+export const HAND_BACK_INPUT_KEY = 'io.mcp-fleet/hand-back-input';
+
 /** The request params a relay adds: a resume's answers and state, and `_meta`. */
 export function relayParams(options: McpRelayOptions): Record<string, unknown> {
   const { resume, meta } = options;
+  const handBack = options.inputRequired === 'return';
   return {
     ...(resume?.inputResponses === undefined ? {} : { inputResponses: resume.inputResponses }),
     ...(resume?.requestState === undefined ? {} : { requestState: resume.requestState }),
-    ...(meta === undefined ? {} : { _meta: meta }),
+    ...(meta === undefined && !handBack ? {} : { _meta: { ...meta, ...(handBack ? { [HAND_BACK_INPUT_KEY]: true } : {}) } }),
   };
 }
 

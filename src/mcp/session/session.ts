@@ -24,7 +24,7 @@ import { retryTransient } from './retry.js';
 import { ListenPump } from './subscription.js';
 import { elicit, elicitationCapability, type McpElicitationHandler } from '../calls/interaction.js';
 import { HostClient } from './host-client.js';
-import { installTap, taskHandleOf } from './tap.js';
+import { installTap, keepResponsesInOrder, taskHandleOf } from './tap.js';
 import { cancelTask } from '../calls/tasks.js';
 import { isJsonObject } from '../../core/json.js';
 import { OperationSignal } from '../deadline.js';
@@ -447,6 +447,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   attemptSignal.addEventListener('abort', abandon, { once: true });
   try {
     await client.connect(transport, { signal: attemptSignal, timeout: config.timeouts.connectAttemptMs, ...(prior ? { prior } : {}) });
+    keepResponsesInOrder(transport);
     return session;
   } catch (error) {
     // Read before closing: a child that ends because the attempt closes it did not exit on its own.

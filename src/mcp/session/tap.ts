@@ -12,12 +12,16 @@
  *   (sampling, roots, or elicitation without the opt-ins) becomes a tool-level error,
  *   before any prompt is opened (the SDK would dispatch the round's requests at once).
  *
+ * A call that hands `input_required` back to its caller (a relay, marked with
+ * `HAND_BACK_INPUT_KEY` in `_meta`, which the tap takes out) keeps its round whatever it asks.
+ *
  * It also moves the `tools` of a `tools/list` answer aside (see `RAW_TOOLS_KEY`), so the
  * SDK validates an empty list and the catalog code shape-checks the tools itself.
  */
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { isJsonObject } from '../../core/json.js';
 import { type McpElicitationHandler, unsupportedInputMessage, unsupportedInputs } from '../calls/interaction.js';
+import { HAND_BACK_INPUT_KEY } from '../calls/relay.js';
 import { type EventRouter, STREAM_TOKEN_KEY } from '../context/events/router.js';
 
 /** Where a rewritten task result carries the task handle. */
@@ -68,6 +72,14 @@ function bindStream(request: Message, router: EventRouter): Message {
   return { ...request, params: { ...params, _meta: rest } };
 }
 
+/** A request with the hand-back marker taken out of `_meta`, and whether it had it. */
+function unmarked(request: Message): { request: Message; handBack: boolean } {
+  const params = request.params;
+  if (!isJsonObject(params) || !isJsonObject(params._meta) || !(HAND_BACK_INPUT_KEY in params._meta)) return { request, handBack: false };
+  const { [HAND_BACK_INPUT_KEY]: _marker, ...meta } = params._meta;
+  return { request: { ...request, params: { ...params, _meta: meta } }, handBack: true };
+}
+
 /** The task handle of a `tools/call` result, if it is one. */
 function taskOf(result: Message): TaskHandle | undefined {
   if (result.resultType === 'task' && typeof result.taskId === 'string') {
@@ -95,15 +107,18 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
    * answers the tap rewrites. Nothing else is kept, so an answer that never comes back
    * through here (the SDK's stdio probe reads `server/discover`'s itself) leaves nothing behind.
    */
-  const methods = new Map<string | number, { method: string; tool?: string }>();
+  const methods = new Map<string | number, { method: string; tool?: string; handBack?: true }>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     let request = message as Message;
     if (request.method === 'events/stream' && policy.events !== undefined) request = bindStream(request, policy.events);
+    const marked = unmarked(request);
+    request = marked.request;
+    const handBack = marked.handBack;
     if ((request.method === 'tools/call' || request.method === 'tools/list') && (typeof request.id === 'string' || typeof request.id === 'number')) {
       if (methods.size >= MAX_PENDING) methods.delete(methods.keys().next().value!);
       const name = isJsonObject(request.params) && typeof request.params.name === 'string' ? request.params.name : undefined;
-      methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }) });
+      methods.set(request.id, { method: request.method, ...(name === undefined ? {} : { tool: name }), ...(handBack ? { handBack } : {}) });
     }
     return send(request as JSONRPCMessage, options);
   };
@@ -132,11 +147,29 @@ export function installTap(transport: Transport, policy: TapPolicy): void {
       response.result = { ...(modern ? { resultType: 'complete' } : {}), content: [], isError: true, _meta: { [TASK_HANDLE_KEY]: task } };
       return;
     }
-    if (result.resultType === 'input_required' && isJsonObject(result.inputRequests)) {
+    if (result.resultType === 'input_required' && isJsonObject(result.inputRequests) && sent.handBack !== true) {
       const unsupported = unsupportedInputs(result.inputRequests, policy.elicitation);
       if (unsupported.length === 0) return;
       const text = unsupportedInputMessage(policy.serverId, sent.tool ?? 'unknown', unsupported);
       response.result = { resultType: 'complete', content: [{ type: 'text', text }], isError: true };
     }
+  };
+}
+
+/**
+ * Makes the SDK handle each response after the notifications that came before it. The SDK
+ * runs notification handlers a microtask late but settles a response at once, so a
+ * server's last progress notification, sent just before its result, reached a caller
+ * after its call had ended (and was dropped). Responses now take the same microtask
+ * turn, which keeps the order the server sent. Install once the client is connected (the
+ * SDK has then chained its own handler onto the tap's).
+ */
+export function keepResponsesInOrder(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  transport.onmessage = (message, extra) => {
+    const response = message as Message;
+    if ('id' in response && !('method' in response)) void Promise.resolve().then(() => deliver(message, extra));
+    else deliver(message, extra);
   };
 }
