@@ -1,0 +1,245 @@
+/**
+ * `mcp-fleet serve --http` as its users meet it: the built command serving a fleet of
+ * real stdio servers (one on the v1 SDK, one on v2), reached by the v1 SDK client
+ * (2025-11-25, sessions) and the v2 client pinned to 2026-07-28 (stateless), and probed
+ * with raw HTTP for what it must refuse.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixture, tempDir } from './helpers.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'dist', 'cli', 'main.js');
+const LEGAL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+function stdioServer(file: string, env: Record<string, string> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [fixture(file)], env };
+}
+
+function writeConfig(path: string, servers: Record<string, unknown>): void {
+  writeFileSync(path, JSON.stringify({ mcpServers: servers }, null, 2));
+}
+
+interface Gateway {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+/** Starts `mcp-fleet serve --http --port 0` on `config` and waits for the URL it prints on stderr. */
+async function serve(config: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Gateway> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--http', '--port', '0', '--config', config, ...extra], {
+    env: { PATH: process.env.PATH!, HOME: tempDir(), XDG_CONFIG_HOME: tempDir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /^(http:\/\/\S+)$/m.exec(stderr);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { url, child, stderr: () => stderr };
+}
+
+async function v1Client(url: string): Promise<V1Client> {
+  const client = new V1Client({ name: 'v1-through-gateway', version: '1.0.0' });
+  await client.connect(new V1HttpTransport(new URL(url)));
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function modernClient(url: string): Promise<Client> {
+  const client = new Client({ name: 'v2-through-gateway', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  cleanups.push(() => client.close());
+  return client;
+}
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((part) => part.text ?? '').join('');
+}
+
+/** A raw HTTP request to the gateway, resolving with the status and body. */
+function raw(url: string, options: { method?: string; headers?: Record<string, string | number>; body?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'POST', headers: options.headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+});
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+describe('mcp-fleet serve --http', () => {
+  test('a 2025-11-25 client and a 2026-07-28 client each call tools of a v1 and a v2 upstream, under legal names that name both', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { legacy: stdioServer('v1-server.mjs'), modern: stdioServer('v2-server.mjs') });
+    const gateway = await serve(config);
+
+    const old = await v1Client(gateway.url);
+    const modern = await modernClient(gateway.url);
+    expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(old.getServerVersion()?.name).toBe('mcp-fleet');
+
+    const names = (await old.listTools()).tools.map((tool) => tool.name).sort();
+    expect((await modern.listTools()).tools.map((tool) => tool.name).sort()).toEqual(names);
+    for (const name of names) expect(name).toMatch(LEGAL_NAME);
+    // Both servers have echo and add: one keeps the bare name, the other is prefixed with its id.
+    for (const shared of ['echo', 'add']) {
+      expect(names).toContain(shared);
+      expect(names.filter((name) => name === `legacy_${shared}` || name === `modern_${shared}`)).toHaveLength(1);
+    }
+    // Only the v2 server has these: its own names.
+    expect(names).toEqual(expect.arrayContaining(['fail', 'pixel']));
+
+    const prefixedEcho = names.find((name) => name.endsWith('_echo'))!;
+    for (const client of [old, modern]) {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'bare' } }))).toBe('bare');
+      expect(textOf(await client.callTool({ name: prefixedEcho, arguments: { text: 'prefixed' } }))).toBe('prefixed');
+      const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
+      expect(sum.structuredContent).toEqual({ sum: 5 });
+      const failed = await client.callTool({ name: 'fail', arguments: {} });
+      expect(failed.isError).toBe(true);
+    }
+  });
+
+  test('a server added to mcp.json is announced to a connected client, and renames nothing already published', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { modern: stdioServer('v2-server.mjs') });
+    const gateway = await serve(config);
+    const old = await v1Client(gateway.url);
+    const before = (await old.listTools()).tools.map((tool) => tool.name).sort();
+    expect(before).toContain('echo');
+
+    // The server is announced as it starts and again once its tools are listed: wait for the list that has them.
+    let listed: (names: string[]) => void = () => {};
+    const arrived = new Promise<string[]>((resolve) => (listed = resolve));
+    old.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      const names = (await old.listTools()).tools.map((tool) => tool.name).sort();
+      if (names.includes('whoami')) listed(names);
+    });
+    const edited = performance.now();
+    // fleet-server.mjs has echo too, and whoami, which nothing else has.
+    writeConfig(config, { modern: stdioServer('v2-server.mjs'), later: stdioServer('fleet-server.mjs') });
+    const after = await arrived;
+    const announcedAfterMs = Math.round(performance.now() - edited);
+    expect(after).toEqual(expect.arrayContaining(before));
+    expect(after).toEqual(expect.arrayContaining(['later_echo', 'whoami']));
+    expect(after).toHaveLength(before.length + 2);
+    expect(textOf(await old.callTool({ name: 'later_echo', arguments: { text: 'new' } }))).toBe('new');
+    console.info(`gateway: tools/list_changed reached a 2025-11-25 client ${announcedAfterMs} ms after the mcp.json edit`);
+  });
+
+  test('a foreign Host or Origin is refused before anything is served', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { modern: stdioServer('v2-server.mjs') });
+    const gateway = await serve(config);
+    const port = new URL(gateway.url).port;
+    const foreignHost = await raw(gateway.url, { headers: { ...JSON_HEADERS, host: `attacker.example:${port}` }, body: INITIALIZE });
+    expect(foreignHost.status).toBe(403);
+    const foreignOrigin = await raw(gateway.url, { headers: { ...JSON_HEADERS, origin: 'http://attacker.example' }, body: INITIALIZE });
+    expect(foreignOrigin.status).toBe(403);
+    const ownOrigin = await raw(gateway.url, { headers: { ...JSON_HEADERS, origin: `http://127.0.0.1:${port}` }, body: INITIALIZE });
+    expect(ownOrigin.status).toBe(200);
+  });
+
+  test('with a token, a request without it gets 401 with WWW-Authenticate and the token appears in no output', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { modern: stdioServer('v2-server.mjs') });
+    const token = 'gateway-token-5e1f0c2a9d';
+    const gateway = await serve(config, [], { MCP_FLEET_GATEWAY_TOKEN: token });
+    const none = await raw(gateway.url, { headers: JSON_HEADERS, body: INITIALIZE });
+    expect(none.status).toBe(401);
+    expect(String(none.headers['www-authenticate'])).toMatch(/^Bearer/);
+    const wrong = await raw(gateway.url, { headers: { ...JSON_HEADERS, authorization: 'Bearer not-it' }, body: INITIALIZE });
+    expect(wrong.status).toBe(401);
+    const right = await raw(gateway.url, { headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` }, body: INITIALIZE });
+    expect(right.status).toBe(200);
+    for (const text of [none.body, wrong.body, right.body, gateway.stderr()]) expect(text).not.toContain(token);
+  });
+
+  test('a 50 MiB body is refused at the limit, without the gateway reading it', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { modern: stdioServer('v2-server.mjs') });
+    const gateway = await serve(config);
+    const total = 50 * 1024 * 1024;
+
+    // Declared: refused on the headers alone.
+    const declared = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      const req = httpRequest(gateway.url, { method: 'POST', headers: { ...JSON_HEADERS, 'content-length': total } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, sent });
+        req.destroy();
+      });
+      req.on('error', (error) => (sent < total ? undefined : reject(error)));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (sent < total && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    expect(declared.status).toBe(413);
+    expect(declared.sent).toBeLessThan(total);
+
+    // Chunked, so no length to read first: refused once the limit is passed.
+    const chunked = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      const req = httpRequest(gateway.url, { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } }, (res) => {
+        res.resume();
+        resolve({ status: res.statusCode!, sent });
+        req.destroy();
+      });
+      req.on('error', (error) => (sent < total ? undefined : reject(error)));
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = (): void => {
+        while (sent < total && !req.destroyed) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+      };
+      pump();
+    });
+    expect(chunked.status).toBe(413);
+    expect(chunked.sent).toBeLessThan(total);
+
+    // And the gateway still serves.
+    const after = await modernClient(gateway.url);
+    expect((await after.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});
