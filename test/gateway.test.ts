@@ -14,10 +14,12 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixture, tempDir } from './helpers.js';
+import { execFileSync } from 'node:child_process';
+import { alive, fixture, tempDir } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'dist', 'cli', 'main.js');
+const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const LEGAL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -241,5 +243,35 @@ describe('mcp-fleet serve --http', () => {
     // And the gateway still serves.
     const after = await modernClient(gateway.url);
     expect((await after.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  test('SIGTERM with 64 calls in flight: every call gets its result or an error, and no child outlives the gateway', async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } });
+    const gateway = await serve(config, ['--drain-ms', '2000']);
+    const client = await v1Client(gateway.url);
+    const children = execFileSync('pgrep', ['-P', String(gateway.child.pid)]).toString().trim().split('\n').map(Number);
+    expect(children.length).toBeGreaterThan(0);
+
+    const calls = Array.from({ length: 64 }, () =>
+      client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 2 } }).then(
+        (result) => (result.isError === true ? 'tool error' : 'result'),
+        () => 'error',
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Exited by itself (not killed by the signal), once drained.
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => gateway.child.once('exit', (_code, signal) => resolve(signal)));
+    const signalled = performance.now();
+    gateway.child.kill('SIGTERM');
+    const outcomes = await Promise.all(calls);
+    const signal = await exited;
+    const exitMs = Math.round(performance.now() - signalled);
+    expect(outcomes).toHaveLength(64);
+    expect(signal).toBeNull();
+    expect(outcomes.every((outcome) => outcome !== 'error')).toBe(true);
+    for (const pid of children) expect(alive(pid)).toBe(false);
+    const counts = outcomes.reduce<Record<string, number>>((tally, outcome) => ({ ...tally, [outcome]: (tally[outcome] ?? 0) + 1 }), {});
+    console.info(`gateway: SIGTERM with 64 calls in flight, --drain-ms 2000: exited in ${exitMs} ms; outcomes ${JSON.stringify(counts)}`);
   });
 });

@@ -54,6 +54,7 @@ export class McpGateway {
       logLevels: new WeakMap(),
       subscriptions: new WeakMap(),
       draining: false,
+      cutoff: new AbortController(),
     };
   }
 
@@ -184,14 +185,23 @@ export class McpGateway {
 
   /**
    * Lets the calls in flight finish, for at most `drainMs`, refusing new ones (as a
-   * tool-level error saying the tool did not run). Resolves with how many were still
-   * running when the time was up.
+   * tool-level error saying the tool did not run). Then cancels those still running, each
+   * answered with a tool-level error saying so, and waits (at most `answerMs`, default
+   * 2 s) for those answers to go out. Resolves with how many were cancelled.
    */
-  async drain(drainMs: number): Promise<number> {
+  async drain(drainMs: number, answerMs = 2_000): Promise<number> {
     this.state.draining = true;
-    const until = Date.now() + drainMs;
+    await this.whileCallsInFlight(Date.now() + drainMs);
+    const cancelled = this.callsInFlight;
+    if (cancelled > 0) {
+      this.state.cutoff.abort();
+      await this.whileCallsInFlight(Date.now() + answerMs);
+    }
+    return cancelled;
+  }
+
+  private async whileCallsInFlight(until: number): Promise<void> {
     while (this.callsInFlight > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, Math.min(25, until - Date.now())));
-    return this.callsInFlight;
   }
 
   /** Stops serving: ends every session and stream (new requests get 503). The fleet is the caller's to stop. */

@@ -30,7 +30,12 @@ export interface GatewayState {
   subscriptions: WeakMap<Server, Map<string, () => Promise<void>>>;
   /** Set once shutdown begins: calls in flight finish, new ones are refused. */
   draining: boolean;
+  /** Aborted when the drain's time is up: the calls still running are cancelled, and each caller told so. */
+  cutoff: AbortController;
 }
+
+const SHUT_DOWN_DURING_CALL =
+  'The mcp-fleet gateway shut down before the tool finished, so the call was cancelled. The tool may have run: check its effect before calling it again.';
 
 /** The error a client reads for an upstream failure: the server's own JSON-RPC error when it sent one. */
 function relayedError(error: unknown): Error {
@@ -63,13 +68,14 @@ export function installHandlers(server: Server, state: GatewayState): void {
     const done = track(state, route.serverId, ctx, level);
     try {
       const result = await upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, {
-        signal: ctx.mcpReq.signal,
+        signal: AbortSignal.any([ctx.mcpReq.signal, state.cutoff.signal]),
         ...relayOptions(server, ctx, level),
       });
       if (isInputRequired(result)) return result;
       return server.projectCallToolResult(framed(result), route.tool.outputSchema);
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) throw error;
+      if (state.cutoff.signal.aborted) return { content: [{ type: 'text', text: SHUT_DOWN_DURING_CALL }], isError: true } satisfies CallToolResult;
       // The server refused the request itself (a capability the caller lacks, a state that fails its check): its error, as it sent it.
       if (isProtocolError((error as { cause?: unknown }).cause)) throw relayedError(error);
       // A call that ended without a result is the model's to read, as a tool-level error.
