@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
 import { alive, fixture, tempDir } from './helpers.js';
@@ -54,7 +54,7 @@ async function serve(config: string, extra: string[] = [], env: Record<string, s
     await exited;
   });
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /^(http:\/\/\S+)$/m.exec(stderr);
       if (match !== null) resolve(match[1]!);
@@ -69,6 +69,29 @@ async function v1Client(url: string): Promise<V1Client> {
   await client.connect(new V1HttpTransport(new URL(url)));
   cleanups.push(() => client.close());
   return client;
+}
+
+/** The conformance fixture (SDK v2 server packages) on a free port, answering both eras: a 2026-07-28 upstream to the fleet. */
+async function conformanceUpstream(): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'fixtures', 'conformance-server.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  cleanups.push(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let stderr = '';
+  return new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /(http:\/\/\S+)/.exec(stderr);
+      if (match !== null) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the conformance fixture exited with ${code}: ${stderr}`)));
+  });
 }
 
 async function modernClient(url: string): Promise<Client> {
@@ -273,5 +296,30 @@ describe('mcp-fleet serve --http', () => {
     for (const pid of children) expect(alive(pid)).toBe(false);
     const counts = outcomes.reduce<Record<string, number>>((tally, outcome) => ({ ...tally, [outcome]: (tally[outcome] ?? 0) + 1 }), {});
     console.info(`gateway: SIGTERM with 64 calls in flight, --drain-ms 2000: exited in ${exitMs} ms; outcomes ${JSON.stringify(counts)}`);
+  });
+
+  test("a 2026-07-28 upstream's input_required reaches a 2025-11-25 client as elicitation/create, and its answer goes back", async () => {
+    const upstream = await conformanceUpstream();
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { conformance: { type: 'http', url: upstream } });
+    const gateway = await serve(config);
+
+    const asking = new V1Client({ name: 'asks-the-user', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: unknown[] = [];
+    asking.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { username: 'ada', email: 'ada@example.com' } };
+    });
+    await asking.connect(new V1HttpTransport(new URL(gateway.url)));
+    cleanups.push(() => asking.close());
+    const answered = await asking.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(asked).toEqual([expect.objectContaining({ message: 'Who are you?' })]);
+    expect(textOf(answered)).toBe('User response: action=accept, content={"username":"ada","email":"ada@example.com"}');
+
+    // A client without the capability gets a clean decline, not a hang or a protocol error.
+    const plain = await v1Client(gateway.url);
+    const declined = await plain.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toMatch(/elicitation/i);
   });
 });

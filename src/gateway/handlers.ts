@@ -11,7 +11,7 @@ import type { McpLogger } from '../mcp/logger.js';
 import { isProtocolError } from '../mcp/session/errors-sdk.js';
 import type { GatewayCatalog } from './catalog.js';
 import { callerLogLevel } from './logs.js';
-import { framed, isInputRequired, relayOptions } from './relay-context.js';
+import { framed, isInputRequired, isModernRequest, relayOptions } from './relay-context.js';
 import type { McpGatewayUpstream } from './upstream.js';
 
 /** What the handlers share with the gateway. */
@@ -33,6 +33,9 @@ export interface GatewayState {
   /** Aborted when the drain's time is up: the calls still running are cancelled, and each caller told so. */
   cutoff: AbortController;
 }
+
+/** SEP-2575's MissingRequiredClientCapabilityError (2026-07-28). */
+const MISSING_CLIENT_CAPABILITY = -32021;
 
 const SHUT_DOWN_DURING_CALL =
   'The mcp-fleet gateway shut down before the tool finished, so the call was cancelled. The tool may have run: check its effect before calling it again.';
@@ -76,8 +79,15 @@ export function installHandlers(server: Server, state: GatewayState): void {
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) throw error;
       if (state.cutoff.signal.aborted) return { content: [{ type: 'text', text: SHUT_DOWN_DURING_CALL }], isError: true } satisfies CallToolResult;
-      // The server refused the request itself (a capability the caller lacks, a state that fails its check): its error, as it sent it.
-      if (isProtocolError((error as { cause?: unknown }).cause)) throw relayedError(error);
+      const refusal = (error as { cause?: unknown }).cause;
+      if (isProtocolError(refusal)) {
+        // A 2025 client has no such error code: it reads what the tool needed as a tool-level error.
+        if (Number(refusal.code) === MISSING_CLIENT_CAPABILITY && !isModernRequest(ctx)) {
+          return { content: [{ type: 'text', text: `The tool needs something this client did not declare: ${refusal.message}` }], isError: true } satisfies CallToolResult;
+        }
+        // Otherwise the server's refusal (a capability the caller lacks, a state that fails its check), as it sent it.
+        throw relayedError(error);
+      }
       // A call that ended without a result is the model's to read, as a tool-level error.
       return { content: [{ type: 'text', text: errorMessage(error) }], isError: true } satisfies CallToolResult;
     } finally {

@@ -3,8 +3,8 @@
  * at the level the caller wants (on 2026-07-28 per request in `_meta`; a 2025 session
  * hears everything until it calls `logging/setLevel`).
  */
-import { LOG_LEVEL_META_KEY, type LoggingLevel, PROTOCOL_VERSION_META_KEY, type ServerContext } from '@modelcontextprotocol/server';
-import { requestMeta } from './relay-context.js';
+import { LOG_LEVEL_META_KEY, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { isModernRequest, requestMeta } from './relay-context.js';
 
 const LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
@@ -17,8 +17,7 @@ export function relayedLog(serverId: string, params: Record<string, unknown>): {
 
 /** The log level to ask a server for on behalf of this caller, or `undefined` for none. */
 export function callerLogLevel(ctx: ServerContext, sessionLevel: LoggingLevel | undefined): string | undefined {
-  const meta = requestMeta(ctx);
-  if (meta[PROTOCOL_VERSION_META_KEY] !== undefined) return meta[LOG_LEVEL_META_KEY] as string | undefined;
+  if (isModernRequest(ctx)) return requestMeta(ctx)[LOG_LEVEL_META_KEY] as string | undefined;
   return sessionLevel ?? 'debug';
 }
 

@@ -4,7 +4,7 @@
  * each request), its progress token, and the answers of a resumed `input_required`
  * round. And what comes back that is the gateway's to frame, not the server's.
  */
-import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpProgressUpdate, McpRelayOptions } from '../mcp/calls/relay.js';
 
 /**
@@ -13,6 +13,11 @@ import type { McpProgressUpdate, McpRelayOptions } from '../mcp/calls/relay.js';
  */
 export function requestMeta(ctx: ServerContext): Record<string, unknown> {
   return { ...ctx.mcpReq._meta, ...(ctx.mcpReq.envelope as Record<string, unknown> | undefined) };
+}
+
+/** Whether a request came from a 2026-07-28 client (it carries its protocol version in `_meta`). */
+export function isModernRequest(ctx: ServerContext): boolean {
+  return requestMeta(ctx)[PROTOCOL_VERSION_META_KEY] !== undefined;
 }
 
 /** The client capabilities of the caller, in either era. */
