@@ -119,6 +119,31 @@ function raw(url: string, options: { method?: string; headers?: Record<string, s
   });
 }
 
+/**
+ * POSTs `total` bytes in 64 KiB chunks, as fast as the socket takes them, and resolves with
+ * the status of the first answer and how much had been sent by then.
+ */
+function sendBody(url: string, headers: Record<string, string | number>, total: number): Promise<{ status: number; sent: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    const req = httpRequest(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode!, sent });
+      req.destroy();
+    });
+    // The gateway closes the connection once it has answered: a write failing after that is expected.
+    req.on('error', (error) => (sent < total ? undefined : reject(error)));
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const pump = (): void => {
+      while (sent < total && !req.destroyed) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once('drain', pump);
+      }
+    };
+    pump();
+  });
+}
+
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -222,44 +247,12 @@ describe('mcp-fleet serve --http', () => {
     const total = 50 * 1024 * 1024;
 
     // Declared: refused on the headers alone.
-    const declared = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
-      let sent = 0;
-      const req = httpRequest(gateway.url, { method: 'POST', headers: { ...JSON_HEADERS, 'content-length': total } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode!, sent });
-        req.destroy();
-      });
-      req.on('error', (error) => (sent < total ? undefined : reject(error)));
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const pump = (): void => {
-        while (sent < total && !req.destroyed) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once('drain', pump);
-        }
-      };
-      pump();
-    });
+    const declared = await sendBody(gateway.url, { 'content-length': total }, total);
     expect(declared.status).toBe(413);
     expect(declared.sent).toBeLessThan(total);
 
     // Chunked, so no length to read first: refused once the limit is passed.
-    const chunked = await new Promise<{ status: number; sent: number }>((resolve, reject) => {
-      let sent = 0;
-      const req = httpRequest(gateway.url, { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } }, (res) => {
-        res.resume();
-        resolve({ status: res.statusCode!, sent });
-        req.destroy();
-      });
-      req.on('error', (error) => (sent < total ? undefined : reject(error)));
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const pump = (): void => {
-        while (sent < total && !req.destroyed) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once('drain', pump);
-        }
-      };
-      pump();
-    });
+    const chunked = await sendBody(gateway.url, { 'transfer-encoding': 'chunked' }, total);
     expect(chunked.status).toBe(413);
     expect(chunked.sent).toBeLessThan(total);
 

@@ -45,7 +45,7 @@ export interface InvokeFailure {
   code: string;
   message: string;
   /** The server's own JSON-RPC error, when it answered the call with one (a gateway relays it as it came). */
-  serverError?: unknown;
+  serverError?: ProtocolError;
 }
 
 export type InvokeOutcome = { result: CallToolResult } | { failure: InvokeFailure };
