@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { execFileSync } from 'node:child_process';
 import { alive, fixture, tempDir } from './helpers.js';
@@ -104,6 +104,20 @@ async function modernClient(url: string): Promise<Client> {
 function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.map((part) => part.text ?? '').join('');
+}
+
+/**
+ * One 2026-07-28 `tools/call` sent by hand (the SDK client drives rounds itself): resolves
+ * with the JSON-RPC result, or with `{ error }`.
+ */
+async function rawCall(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: meta } });
+  const headers = { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name) };
+  const answer = await raw(url, { headers, body });
+  const json = answer.body.trim().startsWith('{') ? answer.body : (/^data: (.*)$/m.exec(answer.body)?.[1] ?? '{}');
+  const message = JSON.parse(json) as { result?: Record<string, unknown>; error?: unknown };
+  return message.result ?? { error: message.error };
 }
 
 /** A raw HTTP request to the gateway, resolving with the status and body. */
@@ -314,5 +328,82 @@ describe('mcp-fleet serve --http', () => {
     const declined = await plain.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } });
     expect(declined.isError).toBe(true);
     expect(textOf(declined)).toMatch(/elicitation/i);
+  });
+  test("a 2025 upstream's elicitation and sampling reach a 2026-07-28 client as input_required rounds, and its answers go back", async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { asking: stdioServer('asking-v1-server.mjs') });
+    const gateway = await serve(config);
+
+    const client = new Client(
+      { name: 'answers-rounds', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      const message = String(request.params.message);
+      asked.push(message);
+      return { action: 'accept', content: { name: message.startsWith('Second') ? 'grace' : 'ada' } };
+    });
+    client.setRequestHandler('sampling/createMessage', (request) => {
+      asked.push(`sampling ${request.params.maxTokens}`);
+      return { role: 'assistant', content: { type: 'text', text: 'an old silent pond' }, model: 'test-model' };
+    });
+    client.setRequestHandler('roots/list', () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    cleanups.push(() => client.close());
+    expect(client.getProtocolEra()).toBe('modern');
+
+    expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('hello ada');
+    // Two pushes in one call: two rounds, each resumed on the call the gateway held open.
+    expect(textOf(await client.callTool({ name: 'ask_twice', arguments: {} }))).toBe('ada and grace');
+    expect(textOf(await client.callTool({ name: 'ask_model', arguments: {} }))).toBe('the model wrote: an old silent pond');
+    expect(textOf(await client.callTool({ name: 'ask_roots', arguments: {} }))).toBe('file:///work/project');
+    expect(asked).toEqual(['What is your name?', 'First name?', 'Second name?', 'sampling 50']);
+
+    // Round by round, on the wire: the state names the held call; a second answer to it finds nothing.
+    const first = await rawCall(gateway.url, { name: 'ask_name', arguments: {} });
+    expect(first.resultType).toBe('input_required');
+    const [key, input] = Object.entries(first.inputRequests as Record<string, { method: string; params: Record<string, unknown> }>)[0]!;
+    expect(input).toMatchObject({ method: 'elicitation/create', params: { message: 'What is your name?' } });
+    const answered = await rawCall(gateway.url, { name: 'ask_name', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'lin' } } }, requestState: first.requestState });
+    expect(textOf(answered)).toBe('hello lin');
+    const again = await rawCall(gateway.url, { name: 'ask_name', arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'lin' } } }, requestState: first.requestState });
+    expect(String((again as { error?: { message?: string } }).error?.message)).toMatch(/requestState names no call/);
+
+    // A client that cannot answer: the server reads a decline, the model reads what was needed.
+    const plain = await modernClient(gateway.url);
+    const declined = await plain.callTool({ name: 'ask_name', arguments: {} });
+    expect(declined.isError).toBe(true);
+    expect(textOf(declined)).toMatch(/no name \(decline\).*elicitation/s);
+    const unsampled = await plain.callTool({ name: 'ask_model', arguments: {} });
+    expect(unsampled.isError).toBe(true);
+    expect(textOf(unsampled)).toMatch(/sampling/);
+  });
+  test("a 2025 upstream's pushed requests reach the 2025-11-25 client whose call they serve, and no other", async () => {
+    const config = join(tempDir(), 'mcp.json');
+    writeConfig(config, { asking: stdioServer('asking-v1-server.mjs') });
+    const gateway = await serve(config);
+
+    const asking = new V1Client({ name: 'asks-the-user', version: '1.0.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} } });
+    asking.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'ada' } }));
+    asking.setRequestHandler(CreateMessageRequestSchema, () => ({ role: 'assistant', content: { type: 'text', text: 'pond' }, model: 'test-model' }));
+    await asking.connect(new V1HttpTransport(new URL(gateway.url)));
+    cleanups.push(() => asking.close());
+    // A bystander that could answer too, connected to the same gateway, is never asked.
+    const bystander = new V1Client({ name: 'bystander', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    let bothered = 0;
+    bystander.setRequestHandler(ElicitRequestSchema, () => {
+      bothered += 1;
+      return { action: 'decline' };
+    });
+    await bystander.connect(new V1HttpTransport(new URL(gateway.url)));
+    cleanups.push(() => bystander.close());
+
+    expect(textOf(await asking.callTool({ name: 'ask_twice', arguments: {} }))).toBe('ada and ada');
+    expect(textOf(await asking.callTool({ name: 'ask_model', arguments: {} }))).toBe('the model wrote: pond');
+    expect(bothered).toBe(0);
+    const unsampled = await bystander.callTool({ name: 'ask_model', arguments: {} });
+    expect(unsampled.isError).toBe(true);
+    expect(textOf(unsampled)).toMatch(/asked the client for sampling/);
   });
 });

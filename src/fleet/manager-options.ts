@@ -43,6 +43,8 @@ export interface McpServerManagerOptions {
   elicitation?: McpElicitationHandler;
   /** Passed to the provider: hears the servers' list changes and log messages (see `McpToolProviderOptions.onNotification`). Default: none. */
   onNotification?: McpToolProviderOptions['onNotification'];
+  /** Passed to the provider: servers' requests to their client go to the caller of the call in flight (see `McpToolProviderOptions.relayServerRequests`). Default `false`. */
+  relayServerRequests?: boolean;
 }
 
 /** `McpServerManager.addServer` options. */

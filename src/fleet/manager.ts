@@ -91,6 +91,7 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
       logger: this.logger,
       ...(options.credentialStore === undefined ? {} : { credentialStore: options.credentialStore }),
       ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+      ...(options.relayServerRequests === true ? { relayServerRequests: true } : {}),
       onNotification: (serverId, notification) => {
         options.onNotification?.(serverId, notification);
         this.emit('notification', serverId, notification);

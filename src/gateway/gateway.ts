@@ -13,6 +13,7 @@ import { GatewayCatalog } from './catalog.js';
 import { McpEndpoint, type McpEndpointOptions } from './endpoint.js';
 import { type GatewayState, installHandlers, releaseConnection } from './handlers.js';
 import { relayedLog } from './logs.js';
+import { HeldCalls } from './server-requests.js';
 import type { GatewayNaming } from './names.js';
 import type { McpGatewayUpstream } from './upstream.js';
 
@@ -27,7 +28,19 @@ export interface McpGatewayOptions {
   instructions?: string;
   /** Bounds of the HTTP endpoint (body size, sessions). */
   endpoint?: McpEndpointOptions;
+  /**
+   * How long a client may take to answer what a server asks it during a call
+   * (elicitation, sampling, roots): a 2025 client its relayed request, a 2026-07-28
+   * client the `input_required` round the gateway made of it (the server's call is
+   * held open meanwhile, then cancelled). Default 10 minutes: a person may be filling a form.
+   */
+  answerMs?: number;
+  /** How many calls may be held open waiting for a 2026-07-28 client's answer; a server's request beyond that is declined. Default 256. */
+  maxHeldCalls?: number;
 }
+
+const DEFAULT_ANSWER_MS = 10 * 60_000;
+const DEFAULT_MAX_HELD_CALLS = 256;
 
 export class McpGateway {
   readonly catalog: GatewayCatalog;
@@ -55,6 +68,8 @@ export class McpGateway {
       subscriptions: new WeakMap(),
       draining: false,
       cutoff: new AbortController(),
+      held: new HeldCalls({ holdMs: options.answerMs ?? DEFAULT_ANSWER_MS, maxHeld: options.maxHeldCalls ?? DEFAULT_MAX_HELD_CALLS }),
+      answerMs: options.answerMs ?? DEFAULT_ANSWER_MS,
     };
   }
 
@@ -208,6 +223,7 @@ export class McpGateway {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.state.held.close();
     await Promise.all([...this.endpoints].map((endpoint) => endpoint.close()));
     await Promise.all([...this.stdio].map((handle) => handle.close().catch(() => {})));
     await Promise.all([...this.connections].map((server) => server.close().catch(() => {})));

@@ -5,13 +5,15 @@
  * server's own era, through the fleet.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ProtocolError, ProtocolErrorCode, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { type InputRequiredResult, ProtocolError, ProtocolErrorCode, type LoggingLevel, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { McpServerCallOptions } from '../mcp/calls/relay.js';
 import { errorMessage, McpFleetError } from '../mcp/errors.js';
 import type { McpLogger } from '../mcp/logger.js';
 import { isProtocolError } from '../mcp/session/errors-sdk.js';
 import type { GatewayCatalog } from './catalog.js';
 import { callerLogLevel } from './logs.js';
-import { framed, isInputRequired, isModernRequest, relayOptions } from './relay-context.js';
+import { callerCapabilities, framed, isInputRequired, isModernRequest, relayOptions } from './relay-context.js';
+import { askLegacyCaller, HeldCalls, Unanswered } from './server-requests.js';
 import type { McpGatewayUpstream } from './upstream.js';
 
 /** What the handlers share with the gateway. */
@@ -32,6 +34,10 @@ export interface GatewayState {
   draining: boolean;
   /** Aborted when the drain's time is up: the calls still running are cancelled, and each caller told so. */
   cutoff: AbortController;
+  /** Calls of 2026-07-28 clients held open while a 2025 server waits for their answer. */
+  held: HeldCalls;
+  /** How long a 2025 client may take to answer a server's request relayed to it. */
+  answerMs: number;
 }
 
 /** SEP-2575's MissingRequiredClientCapabilityError (2026-07-28). */
@@ -69,20 +75,34 @@ export function installHandlers(server: Server, state: GatewayState): void {
     if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
     const level = callerLogLevel(ctx, state.logLevels.get(server));
     const done = track(state, route.serverId, ctx, level);
+    const modern = isModernRequest(ctx);
+    const capabilities = callerCapabilities(server, ctx);
+    const relay = relayOptions(server, ctx, level);
+    const call = (extra: Pick<McpServerCallOptions, 'onServerRequest' | 'signal'>): Promise<CallToolResult> =>
+      upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, { ...relay, ...extra });
     try {
-      const result = await upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, {
-        signal: AbortSignal.any([ctx.mcpReq.signal, state.cutoff.signal]),
-        ...relayOptions(server, ctx, level),
-      });
+      const stateIn = ctx.mcpReq.requestState<unknown>();
+      let result: CallToolResult | InputRequiredResult;
+      if (modern && HeldCalls.owns(stateIn)) {
+        // The answer to a round the gateway made of a 2025 server's request: the held call goes on.
+        result = await state.held.resume(stateIn, ctx.mcpReq.inputResponses, ctx.mcpReq.signal);
+      } else if (modern) {
+        result = await state.held.start(capabilities, (onServerRequest, stop) => call({ onServerRequest, signal: AbortSignal.any([stop, state.cutoff.signal]) }), ctx.mcpReq.signal);
+      } else {
+        const unanswered = new Unanswered();
+        const onServerRequest = askLegacyCaller(ctx, capabilities, unanswered, state.answerMs);
+        result = unanswered.told(await call({ onServerRequest, signal: AbortSignal.any([ctx.mcpReq.signal, state.cutoff.signal]) }));
+      }
       if (isInputRequired(result)) return result;
-      return server.projectCallToolResult(framed(result), route.tool.outputSchema);
+      return server.projectCallToolResult(framed(result as CallToolResult), route.tool.outputSchema);
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) throw error;
+      if (isProtocolError(error)) throw error;
       if (state.cutoff.signal.aborted) return { content: [{ type: 'text', text: SHUT_DOWN_DURING_CALL }], isError: true } satisfies CallToolResult;
       const refusal = (error as { cause?: unknown }).cause;
       if (isProtocolError(refusal)) {
         // A 2025 client has no such error code: it reads what the tool needed as a tool-level error.
-        if (Number(refusal.code) === MISSING_CLIENT_CAPABILITY && !isModernRequest(ctx)) {
+        if (Number(refusal.code) === MISSING_CLIENT_CAPABILITY && !modern) {
           return { content: [{ type: 'text', text: `The tool needs something this client did not declare: ${refusal.message}` }], isError: true } satisfies CallToolResult;
         }
         // Otherwise the server's refusal (a capability the caller lacks, a state that fails its check), as it sent it.

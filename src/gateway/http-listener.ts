@@ -62,8 +62,8 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
     if (!origin.ok) return refuse(response, 403, -32000, `Forbidden: ${origin.message}`);
     const declared = Number(request.headers['content-length'] ?? 0);
     if (Number.isFinite(declared) && declared > options.maxRequestBodyBytes) {
-      // Answered from the headers alone; the connection is closed so the body is never read.
-      return refuse(response, 413, -32000, `Payload Too Large: the body is ${declared} bytes, the limit ${options.maxRequestBodyBytes}`, true);
+      // Answered from the headers alone; the body is never kept.
+      return refuseUnreadBody(request, response, `Payload Too Large: the body is ${declared} bytes, the limit ${options.maxRequestBodyBytes}`);
     }
     const url = new URL(request.url ?? '/', 'http://gateway.invalid');
     const routed = await options.route(request, url);
@@ -73,7 +73,21 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
       return;
     }
     if (routed.authInfo !== undefined) Object.assign(request, { auth: routed.authInfo });
-    await adapter(routed.handler)(request, response);
+    if (request.headers['content-length'] !== undefined || request.method === 'GET' || request.method === 'DELETE') {
+      // A declared length within the bound: the adapter reads the body, which cannot pass it.
+      return adapter(routed.handler)(request, response);
+    }
+    // A chunked body is read here, so that one passing the bound is refused as a declared one is.
+    const body = await readBounded(request, options.maxRequestBodyBytes);
+    if (body === undefined) return refuseUnreadBody(request, response, `Payload Too Large: the body passed the limit of ${options.maxRequestBodyBytes} bytes`);
+    if (body === '') return adapter(routed.handler)(request, response);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return refuse(response, 400, -32700, 'Parse error: Invalid JSON');
+    }
+    await adapter(routed.handler)(request, response, parsed);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -96,11 +110,45 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
   };
 }
 
-function refuse(response: ServerResponse, status: number, code: number, message: string, closeConnection = false): void {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (closeConnection) headers.connection = 'close';
-  response.writeHead(status, headers);
-  response.end(jsonRpcErrorBody(code, message), () => {
-    if (closeConnection) response.socket?.destroy();
+function refuse(response: ServerResponse, status: number, code: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(jsonRpcErrorBody(code, message));
+}
+
+/**
+ * Refuses a request whose body is too large, without reading it into memory. Closing the
+ * connection with the body unread sends a reset that can reach the client before it reads
+ * the answer (it then sees only a broken pipe), and Node closes so on `connection: close`.
+ * So the rest of the body is read and dropped, for at most a second, then the connection
+ * is closed.
+ */
+function refuseUnreadBody(request: IncomingMessage, response: ServerResponse, message: string): void {
+  const socket = response.socket;
+  refuse(response, 413, -32000, message);
+  request.resume();
+  if (socket !== null) setTimeout(() => socket.destroy(), UNREAD_BODY_LINGER_MS).unref();
+}
+
+/** The body as text, or `undefined` once it passes `limit` bytes (reading stops there: the rest is not kept). */
+function readBounded(request: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) {
+        request.off('data', onData).off('end', onEnd).off('error', reject);
+        request.pause();
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => resolve(Buffer.concat(chunks).toString('utf8'));
+    request.on('data', onData).once('end', onEnd).once('error', reject);
   });
 }
+
+/** How long the rest of a refused body is read and dropped before its connection is closed. */
+const UNREAD_BODY_LINGER_MS = 1_000;

@@ -72,6 +72,14 @@ export interface McpToolProviderOptions {
    * always. Default: none.
    */
   onNotification?: (serverId: string, notification: McpRelayedNotification) => void;
+  /**
+   * For an application that serves its own MCP clients (the gateway): tells every server
+   * it can elicit (form and URL), sample and list roots, and hands each such request a
+   * 2025 server sends during a call to that call's `onServerRequest` (see
+   * `McpRelayOptions`); a request outside a relayed call is declined. Default `false`:
+   * only elicitation, through `elicitation`, for servers that opted in.
+   */
+  relayServerRequests?: boolean;
 }
 
 /** Where a model-facing MCP tool comes from. */
@@ -108,6 +116,7 @@ export class McpToolProvider implements ToolProvider {
   private readonly elicitation: McpElicitationHandler | undefined;
   private readonly reconnectPolicy: ReconnectPolicy;
   private readonly onNotification: McpToolProviderOptions['onNotification'];
+  private readonly relayServerRequests: boolean;
   private readonly registrations = new Map<string, ServerRegistration>();
   private readonly table: RouteTable;
   /** Whether start-up has begun: from then on `addServer` connects a new server at once. */
@@ -127,6 +136,7 @@ export class McpToolProvider implements ToolProvider {
     this.elicitation = options.elicitation;
     this.reconnectPolicy = { mode: options.reconnect ?? 'lazy', onClosed: options.onServerClosed };
     this.onNotification = options.onNotification;
+    this.relayServerRequests = options.relayServerRequests === true;
     this.table = new RouteTable(TOOL_PREFIX, this.logger);
     const resolved = (options.servers ?? []).map((server) => resolveServerConfig(server));
     for (const config of resolved) {
@@ -159,7 +169,12 @@ export class McpToolProvider implements ToolProvider {
         { serverId: config.id, field: 'elicitation' },
       );
     }
-    const registration = new ServerRegistration(config, this.logger, this.credentialStore, this.elicitation, this.reconnectPolicy, this.onNotification);
+    const registration = new ServerRegistration(config, this.logger, this.credentialStore, {
+      ...(this.elicitation === undefined ? {} : { elicitation: this.elicitation }),
+      reconnect: this.reconnectPolicy,
+      ...(this.onNotification === undefined ? {} : { onNotification: this.onNotification }),
+      relayServerRequests: this.relayServerRequests,
+    });
     this.registrations.set(config.id, registration);
     return registration;
   }

@@ -48,6 +48,17 @@ export interface ReconnectPolicy {
   onClosed: ((event: McpServerClosedEvent) => void) | undefined;
 }
 
+/** What a registration takes from the provider that made it. */
+export interface RegistrationHost {
+  /** The application's elicitation handler (used only when the server opted in). */
+  elicitation?: McpElicitationHandler;
+  /** Default: `lazy`, nobody told. */
+  reconnect?: ReconnectPolicy;
+  onNotification?: (serverId: string, notification: McpRelayedNotification) => void;
+  /** Whether the server's requests to its client are relayed to the caller of the call they come with (the gateway). */
+  relayServerRequests?: boolean;
+}
+
 export class ServerRegistration {
   /** Unique among every registration this process made; a re-added server gets a new one. */
   readonly generation = nextGeneration++;
@@ -104,16 +115,21 @@ export class ServerRegistration {
 
   /** The application's elicitation handler, when this server opted in (`elicitation: true`). */
   readonly elicitation: McpElicitationHandler | undefined;
+  /** Whether the server's elicitation, sampling and roots requests go to the caller of the call in flight. */
+  readonly relayServerRequests: boolean;
+  private readonly reconnectPolicy: ReconnectPolicy;
+  private readonly onNotification: ((serverId: string, notification: McpRelayedNotification) => void) | undefined;
 
   constructor(
     readonly config: ResolvedServerConfig,
     readonly logger: McpLogger,
     store: McpCredentialStore,
-    elicitation?: McpElicitationHandler,
-    private readonly reconnectPolicy: ReconnectPolicy = { mode: 'lazy', onClosed: undefined },
-    private readonly onNotification?: (serverId: string, notification: McpRelayedNotification) => void,
+    host: RegistrationHost = {},
   ) {
-    this.elicitation = config.elicitation ? elicitation : undefined;
+    this.elicitation = config.elicitation ? host.elicitation : undefined;
+    this.reconnectPolicy = host.reconnect ?? { mode: 'lazy', onClosed: undefined };
+    this.onNotification = host.onNotification;
+    this.relayServerRequests = host.relayServerRequests === true;
     const transport = config.transport;
     this.authorizer =
       transport.type !== 'stdio' && transport.oauth !== undefined
@@ -197,6 +213,7 @@ export class ServerRegistration {
         ...this.sessionCallbacks,
         ...(this.authorizer ? { authorizer: this.authorizer } : {}),
         ...(this.elicitation ? { elicitation: this.elicitation } : {}),
+        ...(this.relayServerRequests ? { relayServerRequests: true } : {}),
       });
     } catch (error) {
       if (this.removed) throw new McpServerRemovedError(this.id);

@@ -63,6 +63,8 @@ export async function serve(context: CommandContext): Promise<ExitCode> {
     env: io.env,
     credentialStore: new FileMcpCredentialStore({ directory: credentialsFolder(io.env) }),
     gracePeriodMs: 2_000,
+    // What a server asks its client during a call goes to the gateway's client that made it.
+    relayServerRequests: true,
   });
   const gateway = new McpGateway(manager, { names: options.names ?? 'auto' });
   manager.on('notification', (serverId, notification) => gateway.relay(serverId, notification));

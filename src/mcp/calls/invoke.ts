@@ -155,8 +155,9 @@ async function sendCall(
   const { timeouts } = registration.config;
   const { deadlineAt, callerSignal, waitSignal } = call;
   const started = context.logger === silentLogger ? 0 : performance.now();
-  // On 2025 revisions a person answering an elicitation keeps the call open: give it the whole deadline.
-  const interactive = registration.elicitation !== undefined && session.era === 'legacy';
+  // On 2025 revisions a person answering an elicitation (or a relayed caller answering a
+  // server's request) keeps the call open: give it the whole deadline.
+  const interactive = (registration.elicitation !== undefined || relay.onServerRequest !== undefined) && session.era === 'legacy';
   const asTask = wantsTask(registration, session, target.tool);
   const direct = !asTask && registration.elicitation === undefined && !relays(relay) && canCallDirectly(target.tool, session.era);
   // Worked out at each send: a resend after a scope step-up has only what is left.
@@ -192,7 +193,14 @@ async function sendCall(
       ),
     );
   };
-  let result = await withStepUp(registration, send, waitSignal);
+  // The server's requests during the call go to its caller while it is in flight (2025 servers push them).
+  const release = relay.onServerRequest === undefined ? undefined : session.serverRequests.hold(relay.onServerRequest);
+  let result: CallToolResult;
+  try {
+    result = await withStepUp(registration, send, waitSignal);
+  } finally {
+    release?.();
+  }
   const task = taskHandleOf(result);
   // Counted as work in flight, so a session retired meanwhile stays open for the polls and a cancellation.
   if (task !== undefined) result = await session.track(runTask(registration, session, task, remoteName, { deadlineAt, callerSignal }));

@@ -19,6 +19,20 @@ export interface McpInputResume {
   requestState?: string;
 }
 
+/** A request a server sends its client during a call (2025 revisions push these; 2026-07-28 embeds them in `input_required`). */
+export interface McpServerRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  params: Record<string, unknown>;
+}
+
+/**
+ * Answers a server's request on behalf of the caller: resolves with the result the
+ * caller gave (an elicitation's `{ action, content }`, a sampling result, `{ roots }`), or
+ * rejects, which the server reads as a JSON-RPC error. `signal` aborts when the server
+ * gives up on it or the call ends.
+ */
+export type McpServerRequestHandler = (request: McpServerRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
 /** What relaying adds to a request's options. */
 export interface McpRelayOptions {
   /** Receives the server's progress updates for this request. Default: none (progress still resets the request timeout). */
@@ -37,6 +51,14 @@ export interface McpRelayOptions {
    * checks an input request against). Default: none.
    */
   meta?: Record<string, unknown>;
+  /**
+   * Receives the elicitation, sampling and roots requests a 2025 server pushes while this
+   * call is in flight, when the provider relays them (`relayServerRequests`). The
+   * session cannot tell whose they are when several relayed calls are in flight on it
+   * (stdio carries no link from a request to the call it serves): then each is declined.
+   * Default: none (such a request is declined).
+   */
+  onServerRequest?: McpServerRequestHandler;
 }
 
 /** Options of `callServerTool`. */
@@ -44,7 +66,13 @@ export type McpServerCallOptions = ToolCallOptions & McpRelayOptions;
 
 /** Whether a request relays anything, so it must take the full SDK path. */
 export function relays(options: McpRelayOptions): boolean {
-  return options.onProgress !== undefined || options.inputRequired === 'return' || options.resume !== undefined || options.meta !== undefined;
+  return (
+    options.onProgress !== undefined ||
+    options.inputRequired === 'return' ||
+    options.resume !== undefined ||
+    options.meta !== undefined ||
+    options.onServerRequest !== undefined
+  );
 }
 
 /**

@@ -22,7 +22,8 @@ import { McpResponseTooLargeError } from '../transport/bounded-fetch.js';
 import { redactError, redactSecrets } from '../config/redaction.js';
 import { retryTransient } from './retry.js';
 import { ListenPump } from './subscription.js';
-import { elicit, elicitationCapability, type McpElicitationHandler } from '../calls/interaction.js';
+import { elicitationCapability, type McpElicitationHandler } from '../calls/interaction.js';
+import { installServerRequests, RELAYED_CAPABILITIES, ServerRequestRouter } from './server-requests.js';
 import { HostClient } from './host-client.js';
 import { installTap, keepResponsesInOrder, taskHandleOf } from './tap.js';
 import { cancelTask } from '../calls/tasks.js';
@@ -69,12 +70,13 @@ export interface OpenSessionOptions {
   authorizer?: McpServerAuthorizer;
   /** The application's elicitation handler, only when the server opted in too. */
   elicitation?: McpElicitationHandler;
+  /** Relays the server's elicitation, sampling and roots requests to the relayed call in flight (see `ServerRequestRouter`). */
+  relayServerRequests?: boolean;
 }
 
 /** The SEP-2663 tasks extension identifier. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** What this host tells a server it can do: elicitation and tasks only when opted in; never sampling, roots or logging. */
 /** The server notifications a relay (the gateway) hears besides tool list changes. */
 const RELAYED_NOTIFICATIONS = ['notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/message'] as const;
 
@@ -84,9 +86,13 @@ export interface McpRelayedNotification {
   params: Record<string, unknown>;
 }
 
-function clientCapabilities(config: ResolvedServerConfig, elicitation: McpElicitationHandler | undefined): ClientCapabilities {
+/**
+ * What this host tells a server it can do: elicitation and tasks only when opted in;
+ * sampling and roots only when it relays them to callers who may (the gateway).
+ */
+function clientCapabilities(config: ResolvedServerConfig, elicitation: McpElicitationHandler | undefined, relay: boolean): ClientCapabilities {
   return {
-    ...(elicitation === undefined ? {} : { elicitation: elicitationCapability(elicitation) }),
+    ...(relay ? RELAYED_CAPABILITIES : elicitation === undefined ? {} : { elicitation: elicitationCapability(elicitation) }),
     ...(config.tasks === undefined ? {} : { tasks: {}, extensions: { [TASKS_EXTENSION]: {} } }),
   };
 }
@@ -120,6 +126,8 @@ export class McpSession {
   private hearingResourceUpdates = false;
   /** The `subscriptions/listen` pumps of subscribed resources (2026-07-28), by URI, each with its first acknowledgement. */
   private resourcePumps: Map<string, { pump: ListenPump; opened: Promise<void> }> | undefined;
+  /** The relayed calls in flight that answer the server's requests themselves. */
+  readonly serverRequests = new ServerRequestRouter();
 
   constructor(
     readonly client: HostClient,
@@ -380,7 +388,7 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   const { config, logger } = options;
   const mode = negotiation === 'pin' ? ({ pin: '2026-07-28' } as const) : negotiation;
   const client = new HostClient(CLIENT_INFO, {
-    capabilities: options.capabilities ?? clientCapabilities(config, options.elicitation),
+    capabilities: options.capabilities ?? clientCapabilities(config, options.elicitation, options.relayServerRequests === true),
     versionNegotiation: { mode, probe: { timeoutMs: config.timeouts.probeMs } },
     // Pagination is walked by the catalog itself, page by page, under its own budgets.
     listMaxPages: config.limits.catalogPages,
@@ -392,17 +400,15 @@ async function attempt(options: OpenSessionOptions, negotiation: Negotiation, pr
   const events = new EventRouter();
   installTap(transport, { serverId: config.id, elicitation: options.elicitation, era: () => client.getProtocolEra(), events });
   const session = new McpSession(client, transport, config.id, events);
-  const handler = options.elicitation;
-  if (handler !== undefined) {
-    // Serves both a 2025 server's elicitation/create request and a 2026 input_required round.
-    client.setRequestHandler('elicitation/create', async (request, context) => ({
-      ...(await elicit(handler, request.params as Record<string, unknown>, {
-        serverId: config.id,
-        timeoutMs: config.timeouts.elicitationMs,
-        signal: context.mcpReq.signal,
-        logger,
-      })),
-    }));
+  if (options.elicitation !== undefined || options.relayServerRequests === true) {
+    // Serves a 2025 server's pushed requests; a 2026 input_required round reaches the elicitation handler through the same path.
+    installServerRequests(client, session.serverRequests, {
+      serverId: config.id,
+      logger,
+      relay: options.relayServerRequests === true,
+      elicitation: options.elicitation,
+      elicitationTimeoutMs: config.timeouts.elicitationMs,
+    });
   }
   // Only what the handlers use is captured: a closure over `options` would keep the
   // set-up signal and everything else in it for as long as the session lives.
