@@ -146,7 +146,11 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     .addOption(new Option('--names <mode>', 'auto: a server\'s own names while unique; prefixed: <server>_<name> always').choices(['auto', 'prefixed']))
     .option('--no-watch', 'do not apply edits of the config file while serving')
     .addOption(new Option('--drain-ms <ms>', 'on SIGTERM or Ctrl-C, how long calls in flight may finish (default 10000)').argParser(positiveInteger('--drain-ms')))
-    .option('--token-file <file>', 'require this bearer token (the file\'s first line; default $MCP_FLEET_GATEWAY_TOKEN)');
+    .option('--token-file <file>', 'require this bearer token (the file\'s first line; default $MCP_FLEET_GATEWAY_TOKEN)')
+    .option('--oauth-issuer <url>', 'be an OAuth resource server: accept JWT access tokens of this authorization server, meant for this gateway')
+    .option('--oauth-jwks-uri <url>', 'where its signing keys are (default: the jwks_uri of its metadata)')
+    .option('--oauth-resource <url>', 'the gateway\'s URL as clients reach it, and the audience tokens must name (default: the URL it listens on)')
+    .option('--oauth-scope <scope...>', 'scopes every token must carry');
   define('config', 'show or edit the config file: list | add | remove | enable | disable | import', lazy(() => import('./commands/config.js'), 'config'), false)
     .argument('<action>', 'list, add, remove, enable, disable or import')
     .argument('[id]', 'the server id (add, remove, enable, disable)')

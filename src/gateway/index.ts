@@ -8,4 +8,5 @@ export { McpEndpoint, ENDPOINT_DEFAULTS, type McpEndpointOptions } from './endpo
 export { listenHttp, type HttpListener, type HttpListenerOptions, type HttpRouteResult } from './http-listener.js';
 export { prefixedName, prefixedUri, type GatewayNaming } from './names.js';
 export type { McpGatewayUpstream } from './upstream.js';
+export type { McpGatewayOAuthOptions } from './oauth-resource.js';
 export type { ToolRoute } from './catalog.js';

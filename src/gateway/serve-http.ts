@@ -11,6 +11,7 @@ import { ENDPOINT_DEFAULTS, type McpEndpointOptions } from './endpoint.js';
 import type { McpGateway } from './gateway.js';
 import { jsonRpcErrorBody } from './http-answers.js';
 import { type HttpListener, type HttpRouteResult, listenHttp } from './http-listener.js';
+import { checkOAuthOptions, GatewayResourceServer, type McpGatewayOAuthOptions, protectedResourceMetadataPath } from './oauth-resource.js';
 
 /** One server's readiness as `/readyz` reports it. */
 export interface McpGatewayServerHealth {
@@ -27,8 +28,13 @@ export interface McpGatewayHttpOptions {
   port?: number;
   /** Path of the MCP endpoint. Default `/mcp`. */
   path?: string;
-  /** Bearer token every MCP request must carry (compared in constant time). Default: none (loopback only). */
+  /** Bearer token every MCP request must carry (compared in constant time). Default: none (loopback only). Not with `oauth`. */
   token?: string;
+  /**
+   * Act as an OAuth 2.1 resource server instead: publish Protected Resource Metadata and
+   * accept only JWT access tokens of this authorization server meant for this gateway. Default: off.
+   */
+  oauth?: McpGatewayOAuthOptions;
   /** More hostnames a `Host` or `Origin` header may name, besides the loopback names. Default: none. */
   allowedHostnames?: string[];
   /** Per-server states for `/readyz`. Default: ready whenever the process answers. */
@@ -60,18 +66,27 @@ function bearerMatches(authorization: string | undefined, expected: Buffer): boo
 export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayHttpOptions = {}): Promise<McpGatewayHttp> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  if (!LOOPBACK.has(host) && options.token === undefined) {
-    throw new McpConfigError(`The gateway would listen on ${host}, beyond this machine, without a token: give one (--token-file or MCP_FLEET_GATEWAY_TOKEN), or bind 127.0.0.1.`, {
+  if (!LOOPBACK.has(host) && options.token === undefined && options.oauth === undefined) {
+    throw new McpConfigError(`The gateway would listen on ${host}, beyond this machine, without a token: give one (--token-file or MCP_FLEET_GATEWAY_TOKEN), or OAuth (--oauth-issuer), or bind 127.0.0.1.`, {
       field: 'host',
     });
   }
+  if (options.token !== undefined && options.oauth !== undefined) throw new McpConfigError('The gateway takes a token or OAuth, not both.', { field: 'oauth' });
+  if (options.oauth !== undefined) checkOAuthOptions(options.oauth);
   const expected = options.token === undefined ? undefined : digest(options.token);
   const endpoint = gateway.endpoint(options.endpoint);
   const maxRequestBodyBytes = options.endpoint?.maxRequestBodyBytes ?? ENDPOINT_DEFAULTS.maxRequestBodyBytes;
   const extra = options.allowedHostnames ?? [];
   const bound = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? [] : [host.includes(':') ? `[${host}]` : host];
 
-  const route = (request: IncomingMessage, url: URL): HttpRouteResult => {
+  // Filled in once the port is known: the resource's URL is its audience.
+  let oauth: { server: GatewayResourceServer; metadataUrl: string } | undefined;
+  const metadataPath = protectedResourceMetadataPath(path);
+
+  const route = async (request: IncomingMessage, url: URL): Promise<HttpRouteResult> => {
+    if (oauth !== undefined && (url.pathname === metadataPath || url.pathname === '/.well-known/oauth-protected-resource')) {
+      return { kind: 'response', status: 200, body: JSON.stringify(oauth.server.metadata()) };
+    }
     if (url.pathname === '/healthz') return { kind: 'response', status: 200, body: JSON.stringify({ status: 'ok' }) };
     if (url.pathname === '/readyz') {
       const servers = options.health?.() ?? [];
@@ -87,6 +102,17 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
         body: jsonRpcErrorBody(-32001, 'Unauthorized: send the gateway token as "Authorization: Bearer <token>"'),
       };
     }
+    if (oauth !== undefined) {
+      const checked = await oauth.server.check(request.headers.authorization);
+      if (checked.ok) return { kind: 'mcp', handler: endpoint, authInfo: checked.auth };
+      const status = checked.error === 'insufficient_scope' ? 403 : 401;
+      return {
+        kind: 'response',
+        status,
+        headers: { 'www-authenticate': oauth.server.challenge(oauth.metadataUrl, checked) },
+        body: jsonRpcErrorBody(-32001, `${status === 403 ? 'Forbidden' : 'Unauthorized'}: ${checked.description}; the authorization server is named at ${oauth.metadataUrl}`),
+      };
+    }
     return { kind: 'mcp', handler: endpoint };
   };
 
@@ -98,6 +124,9 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
     maxRequestBodyBytes,
     route,
   });
+  if (options.oauth !== undefined) {
+    oauth = { server: new GatewayResourceServer(options.oauth, `${listener.origin}${path}`), metadataUrl: `${listener.origin}${metadataPath}` };
+  }
   return {
     url: `${listener.origin}${path}`,
     listener,

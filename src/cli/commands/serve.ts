@@ -11,6 +11,7 @@ import { FileMcpCredentialStore } from '../../mcp/auth/file-store.js';
 import { McpServerManager } from '../../fleet/manager.js';
 import { McpGateway } from '../../gateway/gateway.js';
 import type { GatewayNaming } from '../../gateway/names.js';
+import type { McpGatewayOAuthOptions } from '../../gateway/oauth-resource.js';
 import { serveGatewayHttp } from '../../gateway/serve-http.js';
 import type { CommandContext } from '../context.js';
 import { serverSource } from '../context.js';
@@ -27,6 +28,26 @@ interface ServeOptions {
   watch?: boolean;
   drainMs?: number;
   tokenFile?: string;
+  oauthIssuer?: string;
+  oauthJwksUri?: string;
+  oauthResource?: string;
+  oauthScope?: string[];
+}
+
+/** `--oauth-*` as the gateway's OAuth options, or none without `--oauth-issuer`. */
+function oauthOptions(options: ServeOptions): McpGatewayOAuthOptions | undefined {
+  if (options.oauthIssuer === undefined) {
+    if (options.oauthJwksUri !== undefined || options.oauthResource !== undefined || options.oauthScope !== undefined) {
+      throw usageError('--oauth-jwks-uri, --oauth-resource and --oauth-scope need --oauth-issuer (the authorization server whose tokens are accepted).');
+    }
+    return undefined;
+  }
+  return {
+    issuer: options.oauthIssuer,
+    ...(options.oauthJwksUri === undefined ? {} : { jwksUri: options.oauthJwksUri }),
+    ...(options.oauthResource === undefined ? {} : { resource: options.oauthResource }),
+    ...(options.oauthScope === undefined ? {} : { requiredScopes: options.oauthScope }),
+  };
 }
 
 /** The gateway token: `--token-file` (its first line), else `MCP_FLEET_GATEWAY_TOKEN`. */
@@ -56,7 +77,9 @@ export async function serve(context: CommandContext): Promise<ExitCode> {
   if (options.stdio === true && options.http === true) throw usageError('serve takes --stdio or --http, not both.');
   if (options.stdio !== true && options.http !== true) throw usageError('serve needs --stdio (for a client that launches it) or --http (to listen on a port).');
   const { io, output } = context;
-  const token = await gatewayToken(context, options.tokenFile);
+  const oauth = oauthOptions(options);
+  // With OAuth, a token in the environment is not the gateway's: only --token-file conflicts.
+  const token = oauth !== undefined && options.tokenFile === undefined ? undefined : await gatewayToken(context, options.tokenFile);
   const source = await serverSource(io, output, { ...options, adHoc: [] });
   const manager = new McpServerManager({
     ...(source.file === undefined ? {} : { file: source.file }),
@@ -96,6 +119,7 @@ export async function serve(context: CommandContext): Promise<ExitCode> {
         ...(options.port === undefined ? {} : { port: options.port }),
         ...(options.path === undefined ? {} : { path: options.path }),
         ...(token === undefined ? {} : { token }),
+        ...(oauth === undefined ? {} : { oauth }),
         health: () => manager.statuses().map((status) => ({ id: status.id, state: status.state, required: manager.serverConfig(status.id).required === true })),
       });
       io.stderr.write(`${http.url}\n`);
