@@ -48,6 +48,13 @@
  *                        queries: top-1, recall@5/10, MRR per kind, beside plain BM25 and hybrid
  *                        ranking; search latency and index heap per tool (issue 27).
  *                        --search-split all|dev|test --search-latency-runs 20 --search-verbose
+ *   gateway              the raw SDK client calling one upstream directly vs through mcp-fleet serve
+ *                        --http, mcp-proxy and supergateway (stdio upstream; HTTP upstream:
+ *                        mcp-fleet only): sequential and 64 in flight, latency and client +
+ *                        gateway CPU per call; idle RSS per session and per upstream (issue 29:
+ *                        ratio and CPU at most half the best peer's).
+ *                        --gateway-calls 1000 --gateway-warmup 300 --gateway-block 100
+ *                        --gateway-in-flight 64 --gateway-batches 30 --gateway-sessions 20 --gateway-upstreams 10
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fixed } from './util.js';
@@ -64,6 +71,7 @@ import { parallelHttpTable, runParallelHttp } from './parallel-http.js';
 import { coldStartLegacyTable, runColdStartLegacy } from './cold-start-legacy.js';
 import { idleHeapTable, runIdleHeap } from './idle-heap.js';
 import { runToolSearch, toolSearchTable } from './tool-search.js';
+import { gatewayTable, type GatewayBenchOptions, runGateway } from './gateway.js';
 
 const TARGET_RATIO = 1.1;
 
@@ -75,6 +83,7 @@ const SCENARIOS = [
   'refresh-latency', 'publish', 'framing', 'hostile-body-memory', 'fleet-start',
   'cli-start',
   'tool-search',
+  'gateway',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -105,6 +114,7 @@ interface Options {
   cold: { sessions: number; warmSessions: number };
   heap: { servers: number; runs: number; warm: number };
   search: { split: 'all' | 'dev' | 'test'; latencyRuns: number; verbose: boolean };
+  gateway: GatewayBenchOptions;
 }
 
 function parseOptions(): Options {
@@ -141,6 +151,13 @@ function parseOptions(): Options {
       'search-split': { type: 'string', default: 'all' },
       'search-latency-runs': { type: 'string', default: '20' },
       'search-verbose': { type: 'boolean', default: false },
+      'gateway-calls': { type: 'string', default: '1000' },
+      'gateway-warmup': { type: 'string', default: '300' },
+      'gateway-block': { type: 'string', default: '100' },
+      'gateway-in-flight': { type: 'string', default: '64' },
+      'gateway-batches': { type: 'string', default: '30' },
+      'gateway-sessions': { type: 'string', default: '20' },
+      'gateway-upstreams': { type: 'string', default: '10' },
     },
     strict: true,
   });
@@ -194,6 +211,15 @@ function parseOptions(): Options {
     cold: { sessions: positiveInt('cold-sessions', values['cold-sessions']), warmSessions: positiveInt('cold-warm', values['cold-warm']) },
     heap: { servers: positiveInt('heap-servers', values['heap-servers']), runs: positiveInt('heap-runs', values['heap-runs']), warm: positiveInt('heap-warm', values['heap-warm']) },
     search: { split: searchSplit(values['search-split']), latencyRuns: positiveInt('search-latency-runs', values['search-latency-runs']), verbose: values['search-verbose'] },
+    gateway: {
+      calls: positiveInt('gateway-calls', values['gateway-calls']),
+      warmup: positiveInt('gateway-warmup', values['gateway-warmup']),
+      block: positiveInt('gateway-block', values['gateway-block']),
+      inFlight: positiveInt('gateway-in-flight', values['gateway-in-flight']),
+      batches: positiveInt('gateway-batches', values['gateway-batches']),
+      sessions: positiveInt('gateway-sessions', values['gateway-sessions']),
+      upstreams: positiveInt('gateway-upstreams', values['gateway-upstreams']),
+    },
   };
 }
 
@@ -340,6 +366,19 @@ async function main(): Promise<void> {
           runs.push(result);
         }
         scenarios['refresh-latency'] = runs;
+        break;
+      }
+      case 'gateway': {
+        const result = await section('gateway', () => runGateway(options.gateway));
+        console.log(gatewayTable(result, options.gateway));
+        const best = Math.min(...result.sides.filter((side) => side.side === 'mcp-proxy' || side.side.startsWith('supergateway')).map((side) => side.ratio));
+        const fleet = result.sides.find((side) => side.side === 'mcp-fleet serve' && side.upstream === 'stdio')!;
+        console.log(
+          `echo on test/fixtures/v2-server.mjs; v1 SDK client (2025-11-25) unless marked; ${options.gateway.calls} sequential calls per side in blocks of ${options.gateway.block} taken in turn, ` +
+            `then ${options.gateway.batches} batches of ${options.gateway.inFlight} in flight. Ratios of medians over direct to the same upstream. ` +
+            `Issue 29 target: mcp-fleet ratio and CPU per call at most half the best peer's: ratio ${fixed(fleet.ratio)}x vs best peer ${fixed(best)}x.`,
+        );
+        scenarios.gateway = result;
         break;
       }
       case 'tool-search': {
