@@ -140,7 +140,7 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     .option('--config <file>', 'the MCP config file (default: $MCP_FLEET_CONFIG, else ./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json)')
     .option('--stdio', 'serve on stdin and stdout, for a client that launches the gateway')
     .option('--http', 'listen for Streamable HTTP clients; the URL is printed on stderr')
-    .option('--host <host>', 'the interface to bind (default 127.0.0.1; another needs a token)')
+    .option('--host <host>', 'the interface to bind (default 127.0.0.1; another needs a token or OAuth)')
     .addOption(new Option('--port <port>', 'the port (default 8808; 0 picks a free one)').argParser(nonNegativeInteger('--port')))
     .option('--path <path>', 'the endpoint path (default /mcp)')
     .addOption(new Option('--names <mode>', 'auto: a server\'s own names while unique; prefixed: <server>_<name> always').choices(['auto', 'prefixed']))
