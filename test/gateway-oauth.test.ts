@@ -6,6 +6,7 @@
  * good token let in, and every bad one (wrong audience, expired, unsigned, signed by
  * another key, wrong issuer, missing scope) refused, with no token in any output.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -117,6 +118,25 @@ describe('mcp-fleet serve --http --oauth-issuer', () => {
     for (const text of [...bodies, gateway.stderr()]) {
       for (const token of [good, ...Object.values(tokens)]) expect(text).not.toContain(token);
     }
+  });
+
+  test("a profile's scopes are what a token needs at /mcp/<profile>, beside the gateway's own; the audience stays the gateway's URL", async () => {
+    const as = await authorizationServer();
+    const config = join(tempDir(), 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { modern: stdioServer('v2-server.mjs') }, profiles: { review: { include: ['modern.echo'], scopes: ['mcp:review'] } } }));
+    const gateway = await serve(config, ['--oauth-issuer', as.issuer, '--oauth-scope', 'mcp:tools', '--no-watch']);
+    const review = `${gateway.url}/review`;
+    const plain = await sign(as.key, { iss: as.issuer, aud: gateway.url, scope: 'mcp:tools' });
+    const reviewer = await sign(as.key, { iss: as.issuer, aud: gateway.url, scope: 'mcp:tools mcp:review' });
+    const refused = await raw(review, { headers: { ...JSON_HEADERS, authorization: `Bearer ${plain}` }, body: INITIALIZE });
+    expect(refused.status).toBe(403);
+    expect(String(refused.headers['www-authenticate'])).toContain('scope="mcp:tools mcp:review"');
+    // The same token is good for the whole fleet at /mcp.
+    expect((await raw(gateway.url, { headers: { ...JSON_HEADERS, authorization: `Bearer ${plain}` }, body: INITIALIZE })).status).toBe(200);
+    const client = new V1Client({ name: 'oauth-reviewer', version: '1.0.0' });
+    await client.connect(new V1HttpTransport(new URL(review), { requestInit: { headers: { authorization: `Bearer ${reviewer}` } } }));
+    onCleanUp(() => client.close());
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
   });
 
   test('an OAuth issuer that is not a URL is refused at start, naming the option', async () => {

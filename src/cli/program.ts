@@ -144,6 +144,8 @@ export async function run(argv: readonly string[], io: CliIO, signal: AbortSigna
     .addOption(new Option('--port <port>', 'the port (default 8808; 0 picks a free one)').argParser(nonNegativeInteger('--port')))
     .option('--path <path>', 'the endpoint path (default /mcp)')
     .addOption(new Option('--names <mode>', 'auto: a server\'s own names while unique; prefixed: <server>_<name> always').choices(['auto', 'prefixed']))
+    .addOption(new Option('--expose <mode>', 'all: every tool in tools/list; discovery: tools_groups, tools_search, tools_select (and what the client selects)').choices(['all', 'discovery']))
+    .option('--profile <name>', 'with --stdio: serve only this profile of the config file\'s "profiles" (over HTTP each is at <path>/<name>)')
     .option('--no-watch', 'do not apply edits of the config file while serving')
     .addOption(new Option('--drain-ms <ms>', 'on SIGTERM or Ctrl-C, how long calls in flight may finish (default 10000)').argParser(positiveInteger('--drain-ms')))
     .option('--token-file <file>', 'require this bearer token (the file\'s first line; default $MCP_FLEET_GATEWAY_TOKEN)')

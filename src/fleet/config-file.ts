@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { findNodeAtLocation, parseTree, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, getNodeValue, parseTree, type ParseError } from 'jsonc-parser';
 import { McpConfigError } from '../mcp/errors.js';
 import { checkIds, defaultWorkspace, McpConfigFileError, parseState, type DocumentState, type LoadedEntry, type McpConfigLoadOptions } from './config-read.js';
 
@@ -86,6 +86,15 @@ export class McpConfigDocument {
   /** The servers, validated, templates unexpanded, in file order; fresh copies. */
   servers(): McpFleetServerConfig[] {
     return this.#entries.map((entry) => structuredClone(entry.config));
+  }
+
+  /**
+   * A top-level section of the file besides its servers (such as the gateway's
+   * `profiles`), as written; `undefined` when the file has none. A fresh copy.
+   */
+  section(name: string): unknown {
+    const node = findNodeAtLocation(parseTree(this.text, [], JSONC_OPTIONS) ?? { type: 'null', offset: 0, length: 0 }, [name]);
+    return node === undefined ? undefined : getNodeValue(node);
   }
 
   /**

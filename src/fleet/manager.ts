@@ -231,6 +231,11 @@ export class McpServerManager extends FleetOperations implements ToolProvider {
     return [...this.entries.keys()];
   }
 
+  /** A top-level section of the config file besides its servers (such as `profiles`), as last loaded or reloaded; `undefined` without one. */
+  configSection(name: string): unknown {
+    return this.file.current?.section(name);
+  }
+
   /** A server's configuration as written (templates unexpanded), as a copy. */
   serverConfig(serverId: string): McpFleetServerConfig {
     return structuredClone(this.entry(serverId).config);

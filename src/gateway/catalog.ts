@@ -16,6 +16,8 @@ import type { McpGatewayUpstream } from './upstream.js';
 export interface ToolRoute {
   serverId: string;
   remoteName: string;
+  /** Its name in the fleet's own catalog (what the fleet's groups and search know it by). */
+  fleetName: string;
   /** The tool as its server listed it. */
   tool: Tool;
 }
@@ -25,6 +27,10 @@ interface ServerListing {
   resources?: Resource[];
   templates?: ResourceTemplate[];
 }
+
+/** Which servers a listing asks (a profile's); every one by default. */
+export type ServerFilter = (serverId: string) => boolean;
+const everyServer: ServerFilter = () => true;
 
 /** Why a listing found nothing for a server: it offers none, or it is not allowed to (left out quietly). */
 function quiet(error: unknown): boolean {
@@ -70,7 +76,7 @@ export class GatewayCatalog {
       if (origin === undefined) continue;
       const name = this.toolNames.nameOf(origin.serverId, origin.remoteName);
       tools.push({ ...origin.tool, name });
-      routes.set(name, { serverId: origin.serverId, remoteName: origin.remoteName, tool: origin.tool });
+      routes.set(name, { serverId: origin.serverId, remoteName: origin.remoteName, fleetName: definition.name, tool: origin.tool });
     }
     this.toolCache = { definitions, tools, routes };
     return this.toolCache;
@@ -95,8 +101,8 @@ export class GatewayCatalog {
   }
 
   /** Every server's list of one kind, concurrently; a server that cannot answer is left out (and logged). */
-  private async gather<T>(key: keyof ServerListing, list: (serverId: string) => Promise<T[]>): Promise<{ serverId: string; items: T[] }[]> {
-    const serverIds = this.upstream.serverIds();
+  private async gather<T>(key: keyof ServerListing, list: (serverId: string) => Promise<T[]>, reaches: ServerFilter): Promise<{ serverId: string; items: T[] }[]> {
+    const serverIds = this.upstream.serverIds().filter(reaches);
     return Promise.all(
       serverIds.map(async (serverId) => {
         const cached = this.listings.get(serverId)?.[key] as T[] | undefined;
@@ -113,8 +119,8 @@ export class GatewayCatalog {
     );
   }
 
-  async prompts(signal: AbortSignal): Promise<Prompt[]> {
-    const lists = await this.gather('prompts', (serverId) => this.upstream.listPrompts(serverId, { signal }));
+  async prompts(signal: AbortSignal, reaches: ServerFilter = everyServer): Promise<Prompt[]> {
+    const lists = await this.gather('prompts', (serverId) => this.upstream.listPrompts(serverId, { signal }), reaches);
     return lists.flatMap(({ serverId, items }) => items.map((prompt) => ({ ...prompt, name: this.promptNames.nameOf(serverId, prompt.name) })));
   }
 
@@ -122,19 +128,19 @@ export class GatewayCatalog {
     return this.promptNames.ownerOf(name);
   }
 
-  async resources(signal: AbortSignal): Promise<Resource[]> {
-    const lists = await this.gather('resources', (serverId) => this.upstream.listResources(serverId, { signal }));
+  async resources(signal: AbortSignal, reaches: ServerFilter = everyServer): Promise<Resource[]> {
+    const lists = await this.gather('resources', (serverId) => this.upstream.listResources(serverId, { signal }), reaches);
     return lists.flatMap(({ serverId, items }) => items.map((resource) => ({ ...resource, uri: this.uris.nameOf(serverId, resource.uri) })));
   }
 
-  async templates(signal: AbortSignal): Promise<ResourceTemplate[]> {
-    const lists = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }));
+  async templates(signal: AbortSignal, reaches: ServerFilter = everyServer): Promise<ResourceTemplate[]> {
+    const lists = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }), reaches);
     return lists.flatMap(({ items }) => items);
   }
 
   /** The server that lists a resource template (to complete its arguments). */
-  async templateOwner(uriTemplate: string, signal: AbortSignal): Promise<{ serverId: string } | undefined> {
-    const templates = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }));
+  async templateOwner(uriTemplate: string, signal: AbortSignal, reaches: ServerFilter = everyServer): Promise<{ serverId: string } | undefined> {
+    const templates = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }), reaches);
     const owner = templates.find(({ items }) => items.some((template) => template.uriTemplate === uriTemplate));
     return owner === undefined ? undefined : { serverId: owner.serverId };
   }
@@ -143,15 +149,15 @@ export class GatewayCatalog {
    * The server a URI belongs to, and the URI as that server knows it: a URI it listed, then
    * one its templates match, then the only server with resources at all.
    */
-  async resourceRoute(uri: string, signal: AbortSignal): Promise<{ serverId: string; uri: string } | undefined> {
+  async resourceRoute(uri: string, signal: AbortSignal, reaches: ServerFilter = everyServer): Promise<{ serverId: string; uri: string } | undefined> {
     const listed = this.uris.ownerOf(uri);
-    if (listed !== undefined) return { serverId: listed.serverId, uri: listed.name };
-    const templates = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }));
+    if (listed !== undefined) return reaches(listed.serverId) ? { serverId: listed.serverId, uri: listed.name } : undefined;
+    const templates = await this.gather('templates', (serverId) => this.upstream.listResourceTemplates(serverId, { signal }), reaches);
     for (const { serverId, items } of templates) {
       if (items.some((template) => new UriTemplate(template.uriTemplate).match(uri) !== null)) return { serverId, uri };
     }
     // A URI nobody listed: the one server that offers resources at all may still know it.
-    const resources = await this.gather('resources', (serverId) => this.upstream.listResources(serverId, { signal }));
+    const resources = await this.gather('resources', (serverId) => this.upstream.listResources(serverId, { signal }), reaches);
     const offering = new Set([...resources, ...templates].filter(({ items }) => items.length > 0).map(({ serverId }) => serverId));
     return offering.size === 1 ? { serverId: [...offering][0]!, uri } : undefined;
   }

@@ -11,7 +11,11 @@ import type { McpRelayedNotification } from '../mcp/session/session.js';
 import { CLIENT_INFO } from '../mcp/session/session.js';
 import { GatewayCatalog } from './catalog.js';
 import { McpEndpoint, type McpEndpointOptions } from './endpoint.js';
-import { type GatewayState, installHandlers, releaseConnection } from './handlers.js';
+import { McpConfigError } from '../mcp/errors.js';
+import { GatewayDiscovery } from './discovery.js';
+import { type GatewayState, type GatewaySurface, installHandlers, releaseConnection } from './handlers.js';
+import { compileProfiles, type GatewayProfileFilter, type McpGatewayProfile } from './profiles.js';
+import { type GatewayExposure, GatewayView } from './view.js';
 import { relayedLog } from './logs.js';
 import { HeldCalls } from './server-requests.js';
 import type { GatewayNaming } from './names.js';
@@ -35,6 +39,10 @@ export interface McpGatewayOptions {
    * held open meanwhile, then cancelled). Default 10 minutes: a person may be filling a form.
    */
   answerMs?: number;
+  /** `all` (default): every tool in `tools/list`; `discovery`: the discovery helpers and what each client selects. */
+  expose?: GatewayExposure;
+  /** Named views of the fleet (the config file's `profiles` section), served at `/mcp/<name>` and by `serveStdio(name)`. Default: none. */
+  profiles?: Record<string, McpGatewayProfile>;
   /** How many calls may be held open waiting for a 2026-07-28 client's answer; a server's request beyond that is declined. Default 256. */
   maxHeldCalls?: number;
 }
@@ -52,6 +60,9 @@ export class McpGateway {
   private readonly stdio = new Set<{ close(): Promise<void> }>();
   private pending: Set<'tools' | 'prompts' | 'resources'> | undefined;
   private closed = false;
+  private profiles: Map<string, GatewayProfileFilter>;
+  /** One surface per profile (key `''`: the whole fleet), made when first served. */
+  private readonly surfaces = new Map<string, Omit<GatewaySurface, 'persistent'>>();
 
   constructor(
     readonly upstream: McpGatewayUpstream,
@@ -59,6 +70,7 @@ export class McpGateway {
   ) {
     this.logger = options.logger ?? silentLogger;
     this.catalog = new GatewayCatalog(upstream, options.names ?? 'auto', this.logger);
+    this.profiles = compileProfiles(options.profiles);
     this.state = {
       upstream,
       catalog: this.catalog,
@@ -74,40 +86,89 @@ export class McpGateway {
   }
 
   /** The server factory the SDK's serving entries call: one instance per connection or per 2026-07-28 request. */
-  readonly factory: McpServerFactory = (context) => {
-    const info = this.options.serverInfo ?? { name: CLIENT_INFO.name, version: CLIENT_INFO.version };
-    const server = new Server(info, {
-      capabilities: {
-        tools: { listChanged: true },
-        prompts: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        completions: {},
-        logging: {},
-      },
-      ...(this.options.instructions === undefined ? {} : { instructions: this.options.instructions }),
-    });
-    installHandlers(server, this.state);
-    // A 2026-07-28 HTTP request's instance lives for that request; the others for their connection.
-    if (context.era === 'legacy' || context.requestInfo === undefined) {
-      this.connections.add(server);
-      server.onclose = () => {
-        this.connections.delete(server);
-        void releaseConnection(server, this.state);
-      };
+  get factory(): McpServerFactory {
+    return this.factoryFor(undefined);
+  }
+
+  /** The server factory of one profile's view (`undefined`: the whole fleet). Throws for a profile the gateway does not have. */
+  factoryFor(profile: string | undefined): McpServerFactory {
+    const surface = this.surface(profile);
+    return (context) => {
+      const info = this.options.serverInfo ?? { name: CLIENT_INFO.name, version: CLIENT_INFO.version };
+      const server = new Server(info, {
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          completions: {},
+          logging: {},
+        },
+        ...(this.options.instructions === undefined ? {} : { instructions: this.options.instructions }),
+      });
+      // A 2026-07-28 HTTP request's instance lives for that request; the others for their connection.
+      const persistent = context.era === 'legacy' || context.requestInfo === undefined;
+      installHandlers(server, this.state, { ...surface, persistent });
+      if (persistent) {
+        this.connections.add(server);
+        server.onclose = () => {
+          this.connections.delete(server);
+          void releaseConnection(server, this.state);
+        };
+      }
+      return server;
+    };
+  }
+
+  /** The profiles' names, as served at `/mcp/<name>`. */
+  profileNames(): string[] {
+    return [...this.profiles.keys()];
+  }
+
+  /** One profile's OAuth scopes (what a token needs at `/mcp/<name>`), or `undefined` for a profile the gateway does not have. */
+  profileScopes(name: string): string[] | undefined {
+    return this.profiles.get(name)?.scopes;
+  }
+
+  /**
+   * Takes the profiles of an edited config file: a changed profile's clients see its new
+   * view (and are told their lists changed), a removed one's see nothing. Throws, changing
+   * nothing, when the section is not valid.
+   */
+  setProfiles(profiles: Record<string, McpGatewayProfile> | undefined): void {
+    this.profiles = compileProfiles(profiles);
+    for (const [name, surface] of this.surfaces) if (name !== '') surface.view.retarget(this.profiles.get(name) ?? null);
+    this.changed('tools');
+    this.changed('prompts');
+    this.changed('resources');
+  }
+
+  private surface(profile: string | undefined): Omit<GatewaySurface, 'persistent'> {
+    const key = profile ?? '';
+    let surface = this.surfaces.get(key);
+    if (surface !== undefined) return surface;
+    const filter = profile === undefined ? undefined : this.profiles.get(profile);
+    if (profile !== undefined && filter === undefined) {
+      const known = this.profileNames();
+      throw new McpConfigError(`There is no profile "${profile}": ${known.length === 0 ? 'the config file has no "profiles" section' : `the config file has ${known.map((name) => `"${name}"`).join(', ')}`}.`, {
+        field: 'profiles',
+      });
     }
-    return server;
-  };
+    const view = new GatewayView(this.catalog, filter);
+    surface = { view, ...(this.options.expose === 'discovery' ? { discovery: new GatewayDiscovery(view, this.upstream) } : {}) };
+    this.surfaces.set(key, surface);
+    return surface;
+  }
 
   /** A new HTTP endpoint serving this gateway (mount it with `listenHttp`, or call `fetch` yourself). */
-  endpoint(options: McpEndpointOptions = this.options.endpoint ?? {}): McpEndpoint {
-    const endpoint = new McpEndpoint(this.factory, { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway endpoint error'), ...options });
+  endpoint(options: McpEndpointOptions = this.options.endpoint ?? {}, profile?: string): McpEndpoint {
+    const endpoint = new McpEndpoint(this.factoryFor(profile), { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway endpoint error'), ...options });
     this.endpoints.add(endpoint);
     return endpoint;
   }
 
-  /** Serves the gateway on this process's stdin and stdout, for a client that launched it. */
-  serveStdio(): { close(): Promise<void> } {
-    const handle = serveStdio(this.factory, { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway stdio error') });
+  /** Serves the gateway (or one profile's view of it) on this process's stdin and stdout, for a client that launched it. */
+  serveStdio(profile?: string): { close(): Promise<void> } {
+    const handle = serveStdio(this.factoryFor(profile), { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway stdio error') });
     this.stdio.add(handle);
     return handle;
   }

@@ -11,10 +11,12 @@ import { errorMessage, McpFleetError } from '../mcp/errors.js';
 import type { McpLogger } from '../mcp/logger.js';
 import { isProtocolError } from '../mcp/session/errors-sdk.js';
 import type { GatewayCatalog } from './catalog.js';
+import { type GatewayDiscovery, TOOLS_CALL, unwrapToolsCall } from './discovery.js';
 import { callerLogLevel } from './logs.js';
 import { callerCapabilities, framed, isInputRequired, isModernRequest, relayOptions } from './relay-context.js';
 import { askLegacyCaller, HeldCalls, Unanswered } from './server-requests.js';
 import type { McpGatewayUpstream } from './upstream.js';
+import type { GatewayView } from './view.js';
 
 /** What the handlers share with the gateway. */
 export interface GatewayState {
@@ -63,15 +65,40 @@ function track(state: GatewayState, serverId: string, ctx: ServerContext, level:
   };
 }
 
-export function installHandlers(server: Server, state: GatewayState): void {
-  const { upstream, catalog } = state;
+/** What one server instance serves: a view of the catalog, and for how long it lives. */
+export interface GatewaySurface {
+  view: GatewayView;
+  /** Set with `--expose discovery`. */
+  discovery?: GatewayDiscovery;
+  /** Whether the instance lives for a connection (a 2025 session, stdio) rather than one 2026-07-28 request. */
+  persistent: boolean;
+}
 
-  server.setRequestHandler('tools/list', () => ({ tools: catalog.tools() }));
+export function installHandlers(server: Server, state: GatewayState, surface: GatewaySurface): void {
+  const { upstream } = state;
+  const { view: catalog, discovery, persistent } = surface;
+
+  server.setRequestHandler('tools/list', (_request, ctx) => ({ tools: discovery === undefined ? catalog.tools() : discovery.list(server, persistent, isModernRequest(ctx)) }));
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const name = request.params.name;
+    let name = request.params.name;
+    let args = request.params.arguments ?? {};
+    if (discovery?.isHelper(name) === true) {
+      const { result, changed } = await discovery.call(server, persistent, name, args, ctx.mcpReq.signal);
+      if (changed) void Promise.resolve(server.sendToolListChanged()).catch(() => {});
+      return result;
+    }
+    const wrapped = discovery !== undefined && name === TOOLS_CALL;
+    if (wrapped) {
+      const target = unwrapToolsCall(args);
+      if ('error' in target) return { content: [{ type: 'text', text: target.error }], isError: true } satisfies CallToolResult;
+      ({ name, arguments: args } = target);
+    }
     const route = catalog.toolRoute(name);
-    if (route === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (route === undefined) {
+      if (wrapped) return { content: [{ type: 'text', text: `tools_call: there is no tool "${name}"; find one with tools_search.` }], isError: true } satisfies CallToolResult;
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
     const level = callerLogLevel(ctx, state.logLevels.get(server));
     const done = track(state, route.serverId, ctx, level);
@@ -79,7 +106,7 @@ export function installHandlers(server: Server, state: GatewayState): void {
     const capabilities = callerCapabilities(server, ctx);
     const relay = relayOptions(server, ctx, level);
     const call = (extra: Pick<McpServerCallOptions, 'onServerRequest' | 'signal'>): Promise<CallToolResult> =>
-      upstream.callServerTool(route.serverId, route.remoteName, request.params.arguments ?? {}, { ...relay, ...extra });
+      upstream.callServerTool(route.serverId, route.remoteName, args, { ...relay, ...extra });
     try {
       const stateIn = ctx.mcpReq.requestState<unknown>();
       let result: CallToolResult | InputRequiredResult;
@@ -94,7 +121,8 @@ export function installHandlers(server: Server, state: GatewayState): void {
         result = unanswered.told(await call({ onServerRequest, signal: AbortSignal.any([ctx.mcpReq.signal, state.cutoff.signal]) }));
       }
       if (isInputRequired(result)) return result;
-      return server.projectCallToolResult(framed(result as CallToolResult), route.tool.outputSchema);
+      // Through tools_call the client knows no output schema to check the result against.
+      return server.projectCallToolResult(framed(result as CallToolResult), wrapped ? undefined : route.tool.outputSchema);
     } catch (error) {
       if (ctx.mcpReq.signal.aborted) throw error;
       if (isProtocolError(error)) throw error;

@@ -10,3 +10,6 @@ export { prefixedName, prefixedUri, type GatewayNaming } from './names.js';
 export type { McpGatewayUpstream } from './upstream.js';
 export type { McpGatewayOAuthOptions } from './oauth-resource.js';
 export type { ToolRoute } from './catalog.js';
+export { compileProfiles, type McpGatewayProfile, type GatewayProfileFilter } from './profiles.js';
+export { GatewayView, type GatewayExposure } from './view.js';
+export { TOOLS_CALL } from './discovery.js';

@@ -67,14 +67,16 @@ export class GatewayResourceServer {
   }
 
   /** The `WWW-Authenticate` header of a refusal: where the metadata is, and what was wrong. */
-  challenge(metadataUrl: string, refusal?: Extract<BearerCheck, { ok: false }>): string {
+  challenge(metadataUrl: string, refusal?: Extract<BearerCheck, { ok: false }>, moreScopes: readonly string[] = []): string {
     const parts = [`resource_metadata="${metadataUrl}"`];
-    if (this.options.requiredScopes !== undefined) parts.push(`scope="${this.options.requiredScopes.join(' ')}"`);
+    const scopes = [...(this.options.requiredScopes ?? []), ...moreScopes];
+    if (scopes.length > 0) parts.push(`scope="${scopes.join(' ')}"`);
     if (refusal !== undefined && refusal.error !== 'invalid_request') parts.push(`error="${refusal.error}"`, `error_description="${refusal.description}"`);
     return `Bearer ${parts.join(', ')}`;
   }
 
-  async check(authorization: string | undefined): Promise<BearerCheck> {
+  /** Verifies a bearer token; `moreScopes` are needed besides the gateway's own (a profile's). */
+  async check(authorization: string | undefined, moreScopes: readonly string[] = []): Promise<BearerCheck> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (match === null) return { ok: false, error: 'invalid_request', description: 'no bearer token' };
     const token = match[1]!;
@@ -85,7 +87,7 @@ export class GatewayResourceServer {
       return { ok: false, error: 'invalid_token', description: refusalReason(error) };
     }
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter((scope) => scope !== '') : [];
-    const missing = (this.options.requiredScopes ?? []).filter((scope) => !scopes.includes(scope));
+    const missing = [...(this.options.requiredScopes ?? []), ...moreScopes].filter((scope) => !scopes.includes(scope));
     if (missing.length > 0) return { ok: false, error: 'insufficient_scope', description: `the token lacks the scope ${missing.join(' ')}` };
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : (payload.sub ?? 'unknown');
     return {

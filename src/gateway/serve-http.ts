@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localhostAllowedHostnames, localhostAllowedOrigins } from '@modelcontextprotocol/server';
 import { McpConfigError } from '../mcp/errors.js';
-import { ENDPOINT_DEFAULTS, type McpEndpointOptions } from './endpoint.js';
+import { ENDPOINT_DEFAULTS, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
 import type { McpGateway } from './gateway.js';
 import { jsonRpcErrorBody } from './http-answers.js';
 import { type HttpListener, type HttpRouteResult, listenHttp } from './http-listener.js';
@@ -26,7 +26,7 @@ export interface McpGatewayHttpOptions {
   host?: string;
   /** Port; 0 picks a free one. Default 8808. */
   port?: number;
-  /** Path of the MCP endpoint. Default `/mcp`. */
+  /** Path of the MCP endpoint (a profile's is `<path>/<name>`). Default `/mcp`. */
   path?: string;
   /** Bearer token every MCP request must carry (compared in constant time). Default: none (loopback only). Not with `oauth`. */
   token?: string;
@@ -75,6 +75,14 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
   if (options.oauth !== undefined) checkOAuthOptions(options.oauth);
   const expected = options.token === undefined ? undefined : digest(options.token);
   const endpoint = gateway.endpoint(options.endpoint);
+  // A profile's endpoint is made when it is first asked for (and kept while the profile is).
+  const profileEndpoints = new Map<string, McpEndpoint>();
+  const profileEndpoint = (name: string): McpEndpoint | undefined => {
+    if (gateway.profileScopes(name) === undefined) return undefined;
+    let found = profileEndpoints.get(name);
+    if (found === undefined) profileEndpoints.set(name, (found = gateway.endpoint(options.endpoint, name)));
+    return found;
+  };
   const maxRequestBodyBytes = options.endpoint?.maxRequestBodyBytes ?? ENDPOINT_DEFAULTS.maxRequestBodyBytes;
   const extra = options.allowedHostnames ?? [];
   const bound = LOOPBACK.has(host) || host === '0.0.0.0' || host === '::' ? [] : [host.includes(':') ? `[${host}]` : host];
@@ -93,7 +101,13 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
       const ready = servers.every((server) => !server.required || server.state === 'running');
       return { kind: 'response', status: ready ? 200 : 503, body: JSON.stringify({ status: ready ? 'ready' : 'not_ready', servers }) };
     }
-    if (url.pathname !== path) return { kind: 'response', status: 404, body: jsonRpcErrorBody(-32601, `Not found: the MCP endpoint is ${path}`) };
+    const profile = url.pathname.startsWith(`${path}/`) ? decodeURIComponent(url.pathname.slice(path.length + 1)) : undefined;
+    const target = profile === undefined ? (url.pathname === path ? endpoint : undefined) : profileEndpoint(profile);
+    if (target === undefined) {
+      const profiles = gateway.profileNames().map((name) => `${path}/${name}`);
+      const where = profiles.length === 0 ? path : `${path} (or a profile's: ${profiles.join(', ')})`;
+      return { kind: 'response', status: 404, body: jsonRpcErrorBody(-32601, `Not found: the MCP endpoint is ${where}`) };
+    }
     if (expected !== undefined && !bearerMatches(request.headers.authorization, expected)) {
       return {
         kind: 'response',
@@ -103,17 +117,18 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
       };
     }
     if (oauth !== undefined) {
-      const checked = await oauth.server.check(request.headers.authorization);
-      if (checked.ok) return { kind: 'mcp', handler: endpoint, authInfo: checked.auth };
+      const scopes = profile === undefined ? [] : (gateway.profileScopes(profile) ?? []);
+      const checked = await oauth.server.check(request.headers.authorization, scopes);
+      if (checked.ok) return { kind: 'mcp', handler: target, authInfo: checked.auth };
       const status = checked.error === 'insufficient_scope' ? 403 : 401;
       return {
         kind: 'response',
         status,
-        headers: { 'www-authenticate': oauth.server.challenge(oauth.metadataUrl, checked) },
+        headers: { 'www-authenticate': oauth.server.challenge(oauth.metadataUrl, checked, scopes) },
         body: jsonRpcErrorBody(-32001, `${status === 403 ? 'Forbidden' : 'Unauthorized'}: ${checked.description}; the authorization server is named at ${oauth.metadataUrl}`),
       };
     }
-    return { kind: 'mcp', handler: endpoint };
+    return { kind: 'mcp', handler: target };
   };
 
   const listener = await listenHttp({
@@ -131,7 +146,7 @@ export async function serveGatewayHttp(gateway: McpGateway, options: McpGatewayH
     url: `${listener.origin}${path}`,
     listener,
     close: async () => {
-      await endpoint.close();
+      await Promise.all([endpoint, ...profileEndpoints.values()].map((each) => each.close()));
       await listener.close();
     },
   };

@@ -4,6 +4,8 @@
  * provider an application built itself.
  */
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplateType as ResourceTemplate } from '@modelcontextprotocol/client';
+import type { ToolGroup } from '../core/group.js';
+import type { ToolSearchFields } from '../core/search/fields.js';
 import type { ToolDefinition } from '../core/tool.js';
 import type { McpRelayOptions, McpServerCallOptions } from '../mcp/calls/relay.js';
 import type { McpCompletion, McpCompletionReference } from '../mcp/context/prompts.js';
@@ -14,6 +16,10 @@ export interface McpGatewayUpstream {
   serverIds(): string[];
   definitions(): ToolDefinition[];
   toolOrigin(name: string): McpToolOrigin | undefined;
+  /** The fleet's tool groups (one per server), by fleet names: the discovery helpers' directory. Default: one group per server id. */
+  groups?(): ToolGroup[];
+  /** What search knows of a tool beyond its definition, by fleet name. */
+  searchFields?(name: string): ToolSearchFields | undefined;
   refreshServer?(serverId: string, options?: McpOperationOptions): Promise<void>;
   callServerTool(serverId: string, remoteName: string, args?: Record<string, unknown>, options?: McpServerCallOptions): Promise<CallToolResult>;
   listResources(serverId: string, options?: McpOperationOptions): Promise<Resource[]>;

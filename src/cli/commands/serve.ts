@@ -11,6 +11,8 @@ import { FileMcpCredentialStore } from '../../mcp/auth/file-store.js';
 import { McpServerManager } from '../../fleet/manager.js';
 import { McpGateway } from '../../gateway/gateway.js';
 import type { GatewayNaming } from '../../gateway/names.js';
+import type { McpGatewayProfile } from '../../gateway/profiles.js';
+import type { GatewayExposure } from '../../gateway/view.js';
 import type { McpGatewayOAuthOptions } from '../../gateway/oauth-resource.js';
 import { serveGatewayHttp } from '../../gateway/serve-http.js';
 import type { CommandContext } from '../context.js';
@@ -25,6 +27,8 @@ interface ServeOptions {
   port?: number;
   path?: string;
   names?: GatewayNaming;
+  expose?: GatewayExposure;
+  profile?: string;
   watch?: boolean;
   drainMs?: number;
   tokenFile?: string;
@@ -89,10 +93,19 @@ export async function serve(context: CommandContext): Promise<ExitCode> {
     // What a server asks its client during a call goes to the gateway's client that made it.
     relayServerRequests: true,
   });
-  const gateway = new McpGateway(manager, { names: options.names ?? 'auto' });
+  const profiles = () => manager.configSection('profiles') as Record<string, McpGatewayProfile> | undefined;
+  const gateway = new McpGateway(manager, { names: options.names ?? 'auto', expose: options.expose ?? 'all', profiles: profiles() });
+  if (options.profile !== undefined && options.stdio !== true) throw usageError('--profile is for --stdio; over HTTP a profile is served at <path>/<profile>.');
+  // An unknown profile is refused before any server starts.
+  if (options.profile !== undefined) gateway.factoryFor(options.profile);
   manager.on('notification', (serverId, notification) => gateway.relay(serverId, notification));
   manager.on('status', (status) => gateway.serverChanged(status.id));
   manager.on('reload', (reload) => {
+    try {
+      gateway.setProfiles(profiles());
+    } catch (error) {
+      output.note(`profiles not changed: ${(error as Error).message}`);
+    }
     void allowResources(manager, [...reload.added, ...reload.updated].filter((id) => manager.serverIds().includes(id)));
     output.note(`config reloaded: ${reload.added.length} added, ${reload.updated.length} updated, ${reload.removed.length} removed`);
   });
@@ -111,8 +124,8 @@ export async function serve(context: CommandContext): Promise<ExitCode> {
       if (options.stdio === true) io.stdin.once('end', () => done());
     });
     if (options.stdio === true) {
-      gateway.serveStdio();
-      output.note(`serving ${manager.serverIds().length} servers on stdio`);
+      gateway.serveStdio(options.profile);
+      output.note(`serving ${manager.serverIds().length} servers on stdio${options.profile === undefined ? '' : ` (profile "${options.profile}")`}`);
     } else {
       http = await serveGatewayHttp(gateway, {
         ...(options.host === undefined ? {} : { host: options.host }),
