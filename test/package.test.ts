@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as sources from '../src/index.js';
+import * as gateway from '../src/gateway/index.js';
 import * as projections from '../src/projections/index.js';
 import { fixture } from './helpers.js';
 
@@ -43,6 +44,16 @@ describe('the built package', () => {
       ai: [true, { type: 'text', value: 'ai' }],
       agents: ['function', 'agents'],
       langchain: ['DynamicStructuredTool', 'langchain'],
+    });
+  });
+
+  it('offers the gateway at mcp-fleet/gateway: a profile of the fleet with the discovery helpers, reached by the SDK client', async () => {
+    const { stdout } = await run(process.execPath, [fixture('consumer/use-gateway.mjs'), fixture('fleet-server.mjs')], { cwd: root, timeout: 60_000 });
+    expect(JSON.parse(stdout)).toEqual({
+      exports: Object.keys(gateway).sort(),
+      listed: ['tools_call', 'tools_groups', 'tools_search', 'tools_select'],
+      found: ['echo'],
+      called: 'through the gateway',
     });
   });
 
