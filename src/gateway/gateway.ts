@@ -13,7 +13,7 @@ import { GatewayCatalog } from './catalog.js';
 import { McpEndpoint, type McpEndpointOptions } from './endpoint.js';
 import { McpConfigError } from '../mcp/errors.js';
 import { GatewayDiscovery } from './discovery.js';
-import { type GatewayState, type GatewaySurface, installHandlers, releaseConnection } from './handlers.js';
+import { callsInFlight, type GatewayState, type GatewaySurface, installHandlers, releaseConnection } from './handlers.js';
 import { compileProfiles, type GatewayProfileFilter, type McpGatewayProfile } from './profiles.js';
 import { type GatewayExposure, GatewayView } from './view.js';
 import { relayedLog } from './logs.js';
@@ -43,12 +43,15 @@ export interface McpGatewayOptions {
   expose?: GatewayExposure;
   /** Named views of the fleet (the config file's `profiles` section), served at `/mcp/<name>` and by `serveStdio(name)`. Default: none. */
   profiles?: Record<string, McpGatewayProfile>;
+  /** Most tool calls in flight across every client; one more is answered with a tool-level error saying so (the tool does not run). Default 1024. */
+  maxCallsInFlight?: number;
   /** How many calls may be held open waiting for a 2026-07-28 client's answer; a server's request beyond that is declined. Default 256. */
   maxHeldCalls?: number;
 }
 
 const DEFAULT_ANSWER_MS = 10 * 60_000;
 const DEFAULT_MAX_HELD_CALLS = 256;
+const DEFAULT_MAX_CALLS_IN_FLIGHT = 1024;
 
 export class McpGateway {
   readonly catalog: GatewayCatalog;
@@ -82,6 +85,7 @@ export class McpGateway {
       cutoff: new AbortController(),
       held: new HeldCalls({ holdMs: options.answerMs ?? DEFAULT_ANSWER_MS, maxHeld: options.maxHeldCalls ?? DEFAULT_MAX_HELD_CALLS }),
       answerMs: options.answerMs ?? DEFAULT_ANSWER_MS,
+      maxCallsInFlight: options.maxCallsInFlight ?? DEFAULT_MAX_CALLS_IN_FLIGHT,
     };
   }
 
@@ -175,9 +179,7 @@ export class McpGateway {
 
   /** Calls in flight now, across every connection. */
   get callsInFlight(): number {
-    let count = 0;
-    for (const calls of this.state.inflight.values()) count += calls.size;
-    return count;
+    return callsInFlight(this.state);
   }
 
   /**

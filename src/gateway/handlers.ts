@@ -40,6 +40,15 @@ export interface GatewayState {
   held: HeldCalls;
   /** How long a 2025 client may take to answer a server's request relayed to it. */
   answerMs: number;
+  /** Most tool calls in flight across every client; one more is refused as a tool-level error. */
+  maxCallsInFlight: number;
+}
+
+/** Tool calls in flight now, across every connection. */
+export function callsInFlight(state: GatewayState): number {
+  let count = 0;
+  for (const calls of state.inflight.values()) count += calls.size;
+  return count;
 }
 
 /** SEP-2575's MissingRequiredClientCapabilityError (2026-07-28). */
@@ -100,6 +109,9 @@ export function installHandlers(server: Server, state: GatewayState, surface: Ga
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
+    if (callsInFlight(state) >= state.maxCallsInFlight) {
+      return { content: [{ type: 'text', text: `The mcp-fleet gateway has ${state.maxCallsInFlight} tool calls in flight, its limit; the tool did not run. Call it again when one has finished.` }], isError: true };
+    }
     const level = callerLogLevel(ctx, state.logLevels.get(server));
     const done = track(state, route.serverId, ctx, level);
     const modern = isModernRequest(ctx);
