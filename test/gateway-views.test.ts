@@ -12,7 +12,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema as V1ToolListChanged } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from './helpers.js';
-import { BIN, cleanUp, modernClient, onCleanUp, raw, serve, stdioServer, textOf, v1Client } from './gateway-helpers.js';
+import { BIN, cleanUp, modernClient, onCleanUp, raw, rawCall, serve, stdioServer, textOf, v1Client } from './gateway-helpers.js';
 
 afterEach(cleanUp);
 
@@ -117,6 +117,12 @@ describe('profiles', () => {
     expect(Object.keys(saved.mcpServers)).toContain('later');
     expect(saved.profiles).toEqual(REVIEW);
   });
+});
+
+test('a 2026-07-28 result names the gateway as its server, not the upstream behind it', async () => {
+  const gateway = await serve(fleetFile(undefined), ['--no-watch']);
+  const answer = (await rawCall(gateway.url, { name: 'get_issue', arguments: { id: '1' } })) as { _meta?: Record<string, { name?: string }> };
+  expect(answer._meta?.['io.modelcontextprotocol/serverInfo']?.name).toBe('mcp-fleet');
 });
 
 describe('--expose discovery', () => {

@@ -4,7 +4,7 @@
  * each request), its progress token, and the answers of a resumed `input_required`
  * round. And what comes back that is the gateway's to frame, not the server's.
  */
-import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpProgressUpdate, McpRelayOptions } from '../mcp/calls/relay.js';
 
 /**
@@ -59,7 +59,12 @@ export function relayOptions(server: Server, ctx: ServerContext, level: string |
  */
 export function framed<T extends object>(result: T): T {
   const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result as T & { resultType?: unknown; ttlMs?: unknown; cacheScope?: unknown };
-  return rest as T;
+  const meta = (rest as { _meta?: Record<string, unknown> })._meta;
+  if (meta === undefined || !(SERVER_INFO_META_KEY in meta)) return rest as T;
+  // The client's server is the gateway, which says so itself: the upstream's identity is not passed on.
+  const { [SERVER_INFO_META_KEY]: _server, ...others } = meta;
+  const { _meta: _dropped, ...body } = rest as { _meta?: unknown };
+  return (Object.keys(others).length === 0 ? body : { ...body, _meta: others }) as T;
 }
 
 /** Whether a server's answer is an `input_required` round for the caller. */
