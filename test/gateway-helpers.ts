@@ -113,10 +113,10 @@ export function textOf(result: unknown): string {
  * One 2026-07-28 `tools/call` sent by hand (the SDK client drives rounds itself): resolves
  * with the JSON-RPC result, or with `{ error }`.
  */
-export async function rawCall(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function rawCall(url: string, params: Record<string, unknown>, extraHeaders: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: meta } });
-  const headers = { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name) };
+  const headers = { ...JSON_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': String(params.name), ...extraHeaders };
   const answer = await raw(url, { headers, body });
   const json = answer.body.trim().startsWith('{') ? answer.body : (/^data: (.*)$/m.exec(answer.body)?.[1] ?? '{}');
   const message = JSON.parse(json) as { result?: Record<string, unknown>; error?: unknown };

@@ -111,7 +111,8 @@ export class McpGateway {
       });
       // A 2026-07-28 HTTP request's instance lives for that request; the others for their connection.
       const persistent = context.era === 'legacy' || context.requestInfo === undefined;
-      installHandlers(server, this.state, { ...surface, persistent });
+      const headers = persistent ? undefined : context.requestInfo?.headers;
+      installHandlers(server, this.state, { ...surface, persistent, ...(headers === undefined ? {} : { headers }) });
       if (persistent) {
         this.connections.add(server);
         server.onclose = () => {

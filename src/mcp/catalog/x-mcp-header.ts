@@ -87,3 +87,29 @@ function walk(node: unknown, path: string, reachable: boolean, names: Set<string
 export function xMcpHeaderProblem(inputSchema: unknown): string | undefined {
   return walk(inputSchema, '', true, new Set());
 }
+
+/** One valid `x-mcp-header` declaration: the header's name and where its argument is. */
+export interface XMcpHeaderDeclaration {
+  header: string;
+  /** Property names from the arguments object down to the argument. */
+  path: string[];
+  type: 'string' | 'integer' | 'boolean';
+}
+
+/**
+ * The declarations of a tool's input schema, for a server checking the headers a client
+ * mirrored; none when any declaration is invalid (a conforming client leaves such a tool out).
+ */
+export function xMcpHeaderDeclarations(inputSchema: unknown): XMcpHeaderDeclaration[] {
+  if (xMcpHeaderProblem(inputSchema) !== undefined) return [];
+  const found: XMcpHeaderDeclaration[] = [];
+  const visit = (node: unknown, path: string[]): void => {
+    if (!isJsonObject(node)) return;
+    const header = node[X_MCP_HEADER];
+    if (typeof header === 'string' && path.length > 0) found.push({ header, path, type: node.type as XMcpHeaderDeclaration['type'] });
+    const properties = node.properties;
+    if (isJsonObject(properties)) for (const name in properties) visit(properties[name], [...path, name]);
+  };
+  visit(inputSchema, []);
+  return found;
+}
