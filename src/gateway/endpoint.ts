@@ -3,10 +3,16 @@
  * the per-request `_meta` envelope) goes to the SDK's strict per-request handler; a 2025
  * request is served by a session of its own (`initialize`, `Mcp-Session-Id`, the GET
  * stream, DELETE), because the SDK's stateless legacy leg can neither push nor ask the
- * client anything. The era decision is the SDK's own (`isLegacyRequest`), so the two
- * legs can never disagree about a request.
+ * client anything. The era decision is the SDK's own (`isLegacyRequest`, or its rule on an
+ * already parsed body), so the two legs can never disagree about a request.
+ *
+ * Two faces: `serveNode` (what `listenHttp` uses) serves Node's objects directly, its 2025
+ * sessions on `NodeSessionTransport`; `fetch` serves web `Request`s, its sessions on the
+ * SDK's web-standard transport. A session belongs to the face that opened it: the other
+ * face does not find it.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -18,7 +24,11 @@ import {
   type Server,
   type ServerNotifier,
 } from '@modelcontextprotocol/server';
+import { isLegacyExchange } from './era.js';
 import { jsonRpcErrorResponse } from './http-answers.js';
+import { headerValue, refuseJsonRpc, type McpRequestBody, type NodeMcpHandler } from './node-exchange.js';
+import { NodeSessionTransport } from './node-session-transport.js';
+import { serveThroughWebHandler } from './web-bridge.js';
 
 /** Bounds of an endpoint. */
 export interface McpEndpointOptions {
@@ -42,12 +52,15 @@ export const ENDPOINT_DEFAULTS = {
 } as const;
 
 interface LegacySession {
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport | NodeSessionTransport;
   server: McpServer | Server;
   usedAt: number;
 }
 
-export class McpEndpoint {
+const UNKNOWN_SESSION = 'Session not found: start a new one with initialize';
+const NO_SESSION_ID = 'Bad Request: an Mcp-Session-Id header is required (send initialize first)';
+
+export class McpEndpoint implements NodeMcpHandler {
   private readonly modern: McpHttpHandler;
   private readonly sessions = new Map<string, LegacySession>();
   private readonly bounds: Required<Omit<McpEndpointOptions, 'onerror'>>;
@@ -93,21 +106,38 @@ export class McpEndpoint {
     return this.modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
   };
 
+  /** Serves one HTTP request on Node's objects, its body already read within the bound and parsed. */
+  serveNode = async (request: IncomingMessage, response: ServerResponse, body: McpRequestBody, authInfo: AuthInfo | undefined): Promise<void> => {
+    if (this.closed) return refuseJsonRpc(response, 503, -32603, 'the server is shutting down');
+    if (!isLegacyExchange(request, body)) return serveThroughWebHandler(this.modern, request, response, body.json ? body.value : undefined, authInfo);
+    const id = headerValue(request, 'mcp-session-id');
+    if (id !== undefined) {
+      const session = this.sessions.get(id);
+      if (session === undefined || !(session.transport instanceof NodeSessionTransport)) return refuseJsonRpc(response, 404, -32001, UNKNOWN_SESSION);
+      session.usedAt = Date.now();
+      return session.transport.handle(request, response, body, authInfo);
+    }
+    if (request.method !== 'POST') return refuseJsonRpc(response, 400, -32000, NO_SESSION_ID);
+    if (this.sessions.size >= this.bounds.maxSessions) return refuseJsonRpc(response, 503, -32000, this.tooManySessions());
+    // A session is only kept once `initialize` succeeds on it; anything else is answered and dropped.
+    const transport = new NodeSessionTransport({ keepAliveMs: this.bounds.keepAliveMs, onsessionclosed: (sessionId) => this.drop(sessionId) });
+    const server = await this.factory({ era: 'legacy', ...(authInfo ? { authInfo } : {}) });
+    await server.connect(transport);
+    await transport.handle(request, response, body, authInfo);
+    this.keep(transport, server);
+  };
+
   private async legacy(request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
     const handleOptions = authInfo ? { authInfo } : {};
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const session = this.sessions.get(id);
-      if (session === undefined) return jsonRpcErrorResponse(404, -32001, 'Session not found: start a new one with initialize');
+      if (session === undefined || !(session.transport instanceof WebStandardStreamableHTTPServerTransport)) return jsonRpcErrorResponse(404, -32001, UNKNOWN_SESSION);
       session.usedAt = Date.now();
       return session.transport.handleRequest(request, handleOptions);
     }
-    if (request.method !== 'POST') {
-      return jsonRpcErrorResponse(400, -32000, 'Bad Request: an Mcp-Session-Id header is required (send initialize first)');
-    }
-    if (this.sessions.size >= this.bounds.maxSessions) {
-      return jsonRpcErrorResponse(503, -32000, `too many sessions open (${this.bounds.maxSessions}); close one with DELETE or retry later`);
-    }
+    if (request.method !== 'POST') return jsonRpcErrorResponse(400, -32000, NO_SESSION_ID);
+    if (this.sessions.size >= this.bounds.maxSessions) return jsonRpcErrorResponse(503, -32000, this.tooManySessions());
     // A session is only kept once `initialize` succeeds on it; anything else is answered and dropped.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -118,20 +148,29 @@ export class McpEndpoint {
     const server = await this.factory({ era: 'legacy', requestInfo: request, ...(authInfo ? { authInfo } : {}) });
     await server.connect(transport);
     const response = await transport.handleRequest(request, handleOptions);
+    this.keep(transport, server);
+    return response;
+  }
+
+  /** Keeps a session once `initialize` gave its transport an id; an instance without one is closed. */
+  private keep(transport: LegacySession['transport'], server: McpServer | Server): void {
     const sessionId = transport.sessionId;
     if (sessionId === undefined) {
       void server.close().catch(() => {});
-    } else {
-      this.sessions.set(sessionId, { transport, server, usedAt: Date.now() });
-      // connect() installed the protocol's own close hook (it settles pending requests
-      // and aborts running handlers); replacing it would leave the instance connected.
-      const protocolOnClose = transport.onclose;
-      transport.onclose = () => {
-        protocolOnClose?.();
-        void this.drop(sessionId);
-      };
+      return;
     }
-    return response;
+    this.sessions.set(sessionId, { transport, server, usedAt: Date.now() });
+    // connect() installed the protocol's own close hook (it settles pending requests
+    // and aborts running handlers); replacing it would leave the instance connected.
+    const protocolOnClose = transport.onclose;
+    transport.onclose = () => {
+      protocolOnClose?.();
+      void this.drop(sessionId);
+    };
+  }
+
+  private tooManySessions(): string {
+    return `too many sessions open (${this.bounds.maxSessions}); close one with DELETE or retry later`;
   }
 
   private async drop(sessionId: string): Promise<void> {

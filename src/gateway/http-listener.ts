@@ -1,8 +1,9 @@
 /**
  * The gateway's HTTP listener: everything checked on a request's headers before its
  * body is read (Host and Origin against DNS rebinding, the declared length, the route
- * and its credentials), then the MCP exchange through the SDK's Node adapter, which
- * reads the body under the same bound and streams the answer back.
+ * and its credentials), then the body, read within the same bound whether its length is
+ * declared or not, and the MCP exchange. A handler with a Node face (`McpEndpoint`) is
+ * handed Node's objects and the parsed body; any other goes through the SDK's Node adapter.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { toNodeHandler, type FetchLikeMcpHandler } from '@modelcontextprotocol/n
 import { validateHostHeader, validateOriginHeader, type AuthInfo } from '@modelcontextprotocol/server';
 import { errorMessage } from '../mcp/errors.js';
 import { jsonRpcErrorBody } from './http-answers.js';
+import { hasNodeFace, parseRequestBody, NO_JSON_BODY } from './node-exchange.js';
 
 /** What a route answers: an MCP exchange, or a response the gateway writes itself. */
 export type HttpRouteResult =
@@ -71,6 +73,13 @@ export async function listenHttp(options: HttpListenerOptions): Promise<HttpList
       response.writeHead(routed.status, { 'content-type': 'application/json', ...routed.headers });
       response.end(routed.body);
       return;
+    }
+    if (hasNodeFace(routed.handler)) {
+      // Only a POST's body means anything to MCP; another method's is left for Node to drop.
+      if (request.method !== 'POST') return routed.handler.serveNode(request, response, NO_JSON_BODY, routed.authInfo);
+      const text = await readBounded(request, options.maxRequestBodyBytes);
+      if (text === undefined) return refuseUnreadBody(request, response, `Payload Too Large: the body passed the limit of ${options.maxRequestBodyBytes} bytes`);
+      return routed.handler.serveNode(request, response, parseRequestBody(text), routed.authInfo);
     }
     if (routed.authInfo !== undefined) Object.assign(request, { auth: routed.authInfo });
     if (request.headers['content-length'] !== undefined || request.method === 'GET' || request.method === 'DELETE') {
