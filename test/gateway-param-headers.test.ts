@@ -7,7 +7,10 @@
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { observationLog, observed, tempDir } from './helpers.js';
-import { cleanUp, modernClient, rawCall, serve, stdioServer, textOf, writeConfig } from './gateway-helpers.js';
+import { cleanUp, JSON_HEADERS, modernClient, raw, rawCall, serve, stdioServer, textOf, writeConfig } from './gateway-helpers.js';
+
+const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'route' };
 
 afterEach(cleanUp);
 
@@ -32,6 +35,11 @@ test('a call whose Mcp-Param header disagrees with its argument is refused with 
     expect(refused.error?.code, JSON.stringify(headers)).toBe(-32020);
     expect(refused.error?.message).toContain('Mcp-Param-Region');
   }
+  // SEP-2243: the refusal is an HTTP 400, answered before dispatch, carrying the request's id.
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'route', arguments: { region: 'eu-west' }, _meta: MODERN_META } });
+  const answer = await raw(gateway.url, { headers: { ...JSON_HEADERS, ...MODERN_HEADERS, 'mcp-param-region': 'us-east' }, body });
+  expect(answer.status).toBe(400);
+  expect(JSON.parse(answer.body)).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: 'Mcp-Param-Region' } } } });
   expect(observed(log).filter((entry) => entry.event === 'call-start')).toHaveLength(2);
 
   // The SDK's own client mirrors the argument itself.

@@ -18,6 +18,7 @@ import {
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
+  type JSONRPCErrorResponse,
   type McpHttpHandler,
   type McpServer,
   type McpServerFactory,
@@ -51,6 +52,12 @@ export const ENDPOINT_DEFAULTS = {
   keepAliveMs: 15_000,
 } as const;
 
+/**
+ * A check on a 2026-07-28 request's headers and parsed body before it is dispatched; what it
+ * returns is answered with HTTP 400 (a refusal the SDK's handler could only answer with 200).
+ */
+export type PreDispatchCheck = (body: unknown, headerOf: (name: string) => string | undefined) => JSONRPCErrorResponse | undefined;
+
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport | NodeSessionTransport;
   server: McpServer | Server;
@@ -70,6 +77,7 @@ export class McpEndpoint implements NodeMcpHandler {
   constructor(
     private readonly factory: McpServerFactory,
     private readonly options: McpEndpointOptions = {},
+    private readonly check?: PreDispatchCheck,
   ) {
     this.bounds = { ...ENDPOINT_DEFAULTS, ...definedOnly(options) };
     this.modern = createMcpHandler(factory, {
@@ -103,13 +111,22 @@ export class McpEndpoint implements NodeMcpHandler {
     if (await isLegacyRequest(request, undefined, { maxRequestBodySize: this.bounds.maxRequestBodyBytes })) {
       return this.legacy(request, options.authInfo);
     }
+    if (this.check !== undefined && request.method === 'POST' && request.headers.get('mcp-method') === 'tools/call') {
+      const body: unknown = await request.clone().json().catch(() => undefined);
+      const refusal = this.check(body, (name) => request.headers.get(name) ?? undefined);
+      if (refusal !== undefined) return new Response(JSON.stringify(refusal), { status: 400, headers: { 'content-type': 'application/json' } });
+    }
     return this.modern.fetch(request, options.authInfo ? { authInfo: options.authInfo } : {});
   };
 
   /** Serves one HTTP request on Node's objects, its body already read within the bound and parsed. */
   serveNode = async (request: IncomingMessage, response: ServerResponse, body: McpRequestBody, authInfo: AuthInfo | undefined): Promise<void> => {
     if (this.closed) return refuseJsonRpc(response, 503, -32603, 'the server is shutting down');
-    if (!isLegacyExchange(request, body)) return serveThroughWebHandler(this.modern, request, response, body.json ? body.value : undefined, authInfo);
+    if (!isLegacyExchange(request, body)) {
+      const refusal = body.json ? this.check?.(body.value, (name) => headerValue(request, name)) : undefined;
+      if (refusal !== undefined) return writeJson(response, 400, refusal);
+      return serveThroughWebHandler(this.modern, request, response, body.json ? body.value : undefined, authInfo);
+    }
     const id = headerValue(request, 'mcp-session-id');
     if (id !== undefined) {
       const session = this.sessions.get(id);
@@ -193,6 +210,12 @@ export class McpEndpoint implements NodeMcpHandler {
     await Promise.all([...this.sessions.keys()].map((id) => this.drop(id)));
     await this.modern.close();
   }
+}
+
+function writeJson(response: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -11,6 +11,7 @@ import type { McpRelayedNotification } from '../mcp/session/session.js';
 import { CLIENT_INFO } from '../mcp/session/session.js';
 import { GatewayCatalog } from './catalog.js';
 import { McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import { paramHeaderRefusal } from './param-headers.js';
 import { McpConfigError } from '../mcp/errors.js';
 import { GatewayDiscovery } from './discovery.js';
 import { callsInFlight, type GatewayState, type GatewaySurface, installHandlers, releaseConnection } from './handlers.js';
@@ -111,8 +112,7 @@ export class McpGateway {
       });
       // A 2026-07-28 HTTP request's instance lives for that request; the others for their connection.
       const persistent = context.era === 'legacy' || context.requestInfo === undefined;
-      const headers = persistent ? undefined : context.requestInfo?.headers;
-      installHandlers(server, this.state, { ...surface, persistent, ...(headers === undefined ? {} : { headers }) });
+      installHandlers(server, this.state, { ...surface, persistent });
       if (persistent) {
         this.connections.add(server);
         server.onclose = () => {
@@ -166,7 +166,12 @@ export class McpGateway {
 
   /** A new HTTP endpoint serving this gateway (mount it with `listenHttp`, or call `fetch` yourself). */
   endpoint(options: McpEndpointOptions = this.options.endpoint ?? {}, profile?: string): McpEndpoint {
-    const endpoint = new McpEndpoint(this.factoryFor(profile), { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway endpoint error'), ...options });
+    const { view } = this.surface(profile);
+    const endpoint = new McpEndpoint(
+      this.factoryFor(profile),
+      { onerror: (error) => this.logger.debug({ error: error.message }, 'gateway endpoint error'), ...options },
+      (body, headerOf) => paramHeaderRefusal(view, body, headerOf),
+    );
     this.endpoints.add(endpoint);
     return endpoint;
   }

@@ -13,7 +13,6 @@ import { isProtocolError } from '../mcp/session/errors-sdk.js';
 import type { GatewayCatalog } from './catalog.js';
 import { type GatewayDiscovery, TOOLS_CALL, unwrapToolsCall } from './discovery.js';
 import { callerLogLevel } from './logs.js';
-import { HEADER_MISMATCH, paramHeaderMismatch } from './param-headers.js';
 import { callerCapabilities, framed, isInputRequired, isModernRequest, relayOptions } from './relay-context.js';
 import { askLegacyCaller, HeldCalls, Unanswered } from './server-requests.js';
 import type { McpGatewayUpstream } from './upstream.js';
@@ -82,8 +81,6 @@ export interface GatewaySurface {
   discovery?: GatewayDiscovery;
   /** Whether the instance lives for a connection (a 2025 session, stdio) rather than one 2026-07-28 request. */
   persistent: boolean;
-  /** The HTTP headers of the one 2026-07-28 request the instance serves (its `Mcp-Param-*` are checked). */
-  headers?: Headers;
 }
 
 export function installHandlers(server: Server, state: GatewayState, surface: GatewaySurface): void {
@@ -110,10 +107,6 @@ export function installHandlers(server: Server, state: GatewayState, surface: Ga
     if (route === undefined) {
       if (wrapped) return { content: [{ type: 'text', text: `tools_call: there is no tool "${name}"; find one with tools_search.` }], isError: true } satisfies CallToolResult;
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    }
-    const mismatch = wrapped || surface.headers === undefined ? undefined : paramHeaderMismatch(route.tool.inputSchema, args, surface.headers);
-    if (mismatch !== undefined) {
-      throw new ProtocolError(HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.message}`, { mismatch: { header: mismatch.header, body: mismatch.message } });
     }
     if (state.draining) return { content: [{ type: 'text', text: 'The mcp-fleet gateway is shutting down; the tool did not run. Call it again once the gateway is back.' }], isError: true };
     if (callsInFlight(state) >= state.maxCallsInFlight) {

@@ -30,9 +30,9 @@ export function parseRequestBody(text: string): McpRequestBody {
   }
 }
 
-/** One header's value as a web `Headers.get` gives it: repeated values joined with `, `. */
+/** One header's value as a web `Headers.get` gives it: any case of name, repeated values joined with `, `. */
 export function headerValue(request: IncomingMessage, name: string): string | undefined {
-  const value = request.headers[name];
+  const value = request.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
