@@ -50,6 +50,8 @@ export interface GatewaySideResult {
   parallelRatio: number;
   /** Client + gateway CPU per sequential call, µs (direct: client only, and the upstream is never counted). */
   cpuUsPerCall: number;
+  /** The gateway process's own CPU per sequential call, µs (direct: 0); the client's is the rest of cpuUsPerCall. */
+  gatewayCpuUsPerCall: number;
 }
 
 export interface GatewayBenchResult {
@@ -177,6 +179,7 @@ async function sides(httpUpstream: string): Promise<Side[]> {
 interface Tally {
   latenciesUs: number[];
   cpuUs: number;
+  gatewayCpuUs: number;
   batchesMs: number[];
 }
 
@@ -190,7 +193,9 @@ async function sequentialTurn(side: Side, calls: number, tally: Tally | undefine
   }
   if (tally === undefined) return;
   const client = process.cpuUsage(clientBefore);
-  tally.cpuUs += client.user + client.system + (side.gatewayPid === undefined ? 0 : processCpuUs(side.gatewayPid) - gatewayBefore);
+  const gateway = side.gatewayPid === undefined ? 0 : processCpuUs(side.gatewayPid) - gatewayBefore;
+  tally.cpuUs += client.user + client.system + gateway;
+  tally.gatewayCpuUs += gateway;
 }
 
 async function parallelTurn(side: Side, inFlight: number, tally: Tally | undefined): Promise<void> {
@@ -229,7 +234,7 @@ export async function runGateway(options: GatewayBenchOptions): Promise<GatewayB
   let built: Side[] = [];
   try {
     built = await sides(http.url);
-    const tallies = built.map((): Tally => ({ latenciesUs: [], cpuUs: 0, batchesMs: [] }));
+    const tallies = built.map((): Tally => ({ latenciesUs: [], cpuUs: 0, gatewayCpuUs: 0, batchesMs: [] }));
     for (const side of built) await sequentialTurn(side, options.warmup, undefined);
     for (let done = 0; done < options.calls; done += options.block) {
       for (const [index, side] of built.entries()) await sequentialTurn(side, options.block, tallies[index]);
@@ -245,6 +250,7 @@ export async function runGateway(options: GatewayBenchOptions): Promise<GatewayB
       seqP95Us: percentile(tallies[index]!.latenciesUs, 95),
       parallelMedianMs: median(tallies[index]!.batchesMs),
       cpuUsPerCall: tallies[index]!.cpuUs / tallies[index]!.latenciesUs.length,
+      gatewayCpuUsPerCall: tallies[index]!.gatewayCpuUs / tallies[index]!.latenciesUs.length,
     }));
     const sidesOut = results.map((result) => {
       const direct = results.find((other) => other.side === 'direct' && other.upstream === result.upstream)!;
@@ -268,9 +274,10 @@ export function gatewayTable(result: GatewayBenchResult, options: GatewayBenchOp
     fixed(side.parallelMedianMs, 1),
     `${fixed(side.parallelRatio)}x`,
     fixed(side.cpuUsPerCall, 0),
+    side.side === 'direct' ? '-' : fixed(side.gatewayCpuUsPerCall, 0),
   ]);
   const table = formatTable(
-    ['side', 'upstream', 'seq median µs', 'seq p95 µs', 'vs direct', `${options.inFlight} in flight ms`, 'vs direct', 'client+gateway CPU µs/call'],
+    ['side', 'upstream', 'seq median µs', 'seq p95 µs', 'vs direct', `${options.inFlight} in flight ms`, 'vs direct', 'client+gateway CPU µs/call', 'of it gateway'],
     rows,
     2,
   );

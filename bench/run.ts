@@ -371,12 +371,16 @@ async function main(): Promise<void> {
       case 'gateway': {
         const result = await section('gateway', () => runGateway(options.gateway));
         console.log(gatewayTable(result, options.gateway));
-        const best = Math.min(...result.sides.filter((side) => side.side === 'mcp-proxy' || side.side.startsWith('supergateway')).map((side) => side.ratio));
+        const peers = result.sides.filter((side) => side.side === 'mcp-proxy' || side.side.startsWith('supergateway'));
+        const best = Math.min(...peers.map((side) => side.ratio));
+        const bestCpu = Math.min(...peers.map((side) => side.cpuUsPerCall));
+        const bestGatewayCpu = Math.min(...peers.map((side) => side.gatewayCpuUsPerCall));
         const fleet = result.sides.find((side) => side.side === 'mcp-fleet serve' && side.upstream === 'stdio')!;
         console.log(
           `echo on test/fixtures/v2-server.mjs; v1 SDK client (2025-11-25) unless marked; ${options.gateway.calls} sequential calls per side in blocks of ${options.gateway.block} taken in turn, ` +
             `then ${options.gateway.batches} batches of ${options.gateway.inFlight} in flight. Ratios of medians over direct to the same upstream. ` +
-            `Issue 29 target: mcp-fleet ratio and CPU per call at most half the best peer's: ratio ${fixed(fleet.ratio)}x vs best peer ${fixed(best)}x.`,
+            `Issue 29 target: mcp-fleet ratio and CPU per call at most half the best peer's: ratio ${fixed(fleet.ratio)}x vs best peer ${fixed(best)}x, ` +
+            `client + gateway CPU ${fixed(fleet.cpuUsPerCall, 0)} vs ${fixed(bestCpu, 0)} µs, the gateway's own ${fixed(fleet.gatewayCpuUsPerCall, 0)} vs ${fixed(bestGatewayCpu, 0)} µs.`,
         );
         scenarios.gateway = result;
         break;
