@@ -1,7 +1,8 @@
 /**
  * The layer rules of src/ (docs/architecture.md), checked in `npm test` by
  * test/layers.test.ts: no import cycles (type-only imports count) and no import upward.
- * core < mcp < fleet < gateway < cli; projections and adapters stand on core only.
+ * core < mcp < fleet < gateway < cli; projections and adapters stand on core only;
+ * policy stands on core and mcp.
  */
 const layer = (name, mayImport) => ({
   name: mayImport.length === 0 ? `${name}-imports-no-other-layer` : `${name}-imports-only-${mayImport.join('-')}`,
@@ -25,6 +26,7 @@ module.exports = {
     layer('projections', ['core']),
     layer('adapters', ['core', 'projections']),
     layer('fleet', ['core', 'mcp']),
+    layer('policy', ['core', 'mcp']),
     layer('gateway', ['core', 'mcp', 'fleet']),
   ],
   options: {
