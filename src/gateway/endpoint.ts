@@ -27,7 +27,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isLegacyExchange } from './era.js';
 import { jsonRpcErrorResponse } from './http-answers.js';
-import { headerValue, refuseJsonRpc, type McpRequestBody, type NodeMcpHandler } from './node-exchange.js';
+import { headerValue, refuseJsonRpc, writeJson, type McpRequestBody, type NodeMcpHandler } from './node-exchange.js';
 import { NodeSessionTransport } from './node-session-transport.js';
 import { serveThroughWebHandler } from './web-bridge.js';
 
@@ -210,12 +210,6 @@ export class McpEndpoint implements NodeMcpHandler {
     await Promise.all([...this.sessions.keys()].map((id) => this.drop(id)));
     await this.modern.close();
   }
-}
-
-function writeJson(response: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  response.end(text);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

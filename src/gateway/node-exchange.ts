@@ -36,10 +36,15 @@ export function headerValue(request: IncomingMessage, name: string): string | un
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** Writes one JSON answer with a declared length, so that headers and body leave in one write, without chunk framing. */
+export function writeJson(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(value);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.end(text);
+}
+
 /** Writes a JSON-RPC error without an id, as the SDK's Streamable HTTP transports refuse a request. */
 export function refuseJsonRpc(response: ServerResponse, status: number, code: number, message: string, options: { data?: unknown; headers?: Record<string, string> } = {}): void {
   const error = options.data === undefined ? { code, message } : { code, message, data: options.data };
-  const text = JSON.stringify({ jsonrpc: '2.0', error, id: null });
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...options.headers });
-  response.end(text);
+  writeJson(response, status, { jsonrpc: '2.0', error, id: null }, options.headers);
 }

@@ -31,7 +31,7 @@ import {
   type Transport,
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { headerValue, refuseJsonRpc, type McpRequestBody } from './node-exchange.js';
+import { headerValue, refuseJsonRpc, writeJson, type McpRequestBody } from './node-exchange.js';
 
 export interface NodeSessionTransportOptions {
   /** SSE keep-alive comment interval; 0 turns it off. */
@@ -261,12 +261,7 @@ export class NodeSessionTransport implements Transport {
     }
     if (!complete) return;
     const answers = exchange.ids.map((each) => exchange.answers.get(each));
-    const text = JSON.stringify(answers.length === 1 ? answers[0] : answers);
-    // A declared length, so that headers and body leave in one write, without chunk framing.
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) };
-    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-    exchange.response.writeHead(200, headers);
-    exchange.response.end(text);
+    writeJson(exchange.response, 200, answers.length === 1 ? answers[0] : answers, this.sessionId === undefined ? {} : { 'mcp-session-id': this.sessionId });
   }
 
   /** Turns a POST's answer into an SSE stream (once), its keep-alive comments started. */
